@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ERI admin queue: command and completion formats.
+ *
+ * A command is one 64-byte submission entry; the device answers with one
+ * 32-byte completion entry carrying the command's cookie, a status and up to
+ * 24 bytes of response.  Larger responses are written by the device to a
+ * buffer the command names.  All fields are little endian.
+ */
+#ifndef _ERI_ADMIN_DEFS_H_
+#define _ERI_ADMIN_DEFS_H_
+
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/types.h>
+
+enum eri_aq_opcode {
+	ERI_AQ_OP_QUERY_DEVICE = 1,
+	ERI_AQ_OP_QUERY_PORT = 2,
+	ERI_AQ_OP_CREATE_EQ = 3,
+	ERI_AQ_OP_DESTROY_EQ = 4,
+	ERI_AQ_OP_MAX,
+};
+
+enum eri_aq_status {
+	ERI_AQ_STS_OK = 0,
+	ERI_AQ_STS_BAD_OPCODE = 1,
+	ERI_AQ_STS_BAD_PARAM = 2,
+	ERI_AQ_STS_NO_RESOURCE = 3,
+	ERI_AQ_STS_BAD_STATE = 4,
+	ERI_AQ_STS_DMA_ERR = 5,
+	ERI_AQ_STS_EXISTS = 6,
+	ERI_AQ_STS_NOT_FOUND = 7,
+};
+
+#define ERI_AQ_SQE_SIZE			64
+#define ERI_AQ_CQE_SIZE			32
+
+/* Common header of every submission entry. */
+struct eri_aq_cmd_hdr {
+	__le32 hdr;
+	__le32 reserved;
+};
+
+#define ERI_AQ_CMD_HDR_OPCODE		GENMASK(7, 0)
+#define ERI_AQ_CMD_HDR_COOKIE		GENMASK(31, 16)
+
+static_assert(sizeof(struct eri_aq_cmd_hdr) == 8);
+
+/* Completion entry. */
+struct eri_aq_cqe {
+	__le32 hdr;
+	__le32 reserved;
+	u8 resp[24];
+};
+
+#define ERI_AQ_CQE_HDR_OWNER		BIT(0)
+#define ERI_AQ_CQE_HDR_STATUS		GENMASK(15, 8)
+#define ERI_AQ_CQE_HDR_COOKIE		GENMASK(31, 16)
+
+static_assert(sizeof(struct eri_aq_cqe) == ERI_AQ_CQE_SIZE);
+
+/*
+ * QUERY_DEVICE: the device writes struct eri_aq_device_attr to resp_addr
+ * before it completes the command.
+ */
+struct eri_aq_query_device_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 resp_addr;
+	__le32 resp_len;
+	u8 reserved[44];
+};
+
+static_assert(sizeof(struct eri_aq_query_device_cmd) == ERI_AQ_SQE_SIZE);
+
+/* Device capability flags of struct eri_aq_device_attr. */
+#define ERI_DEV_CAP_RC			BIT(0)
+#define ERI_DEV_CAP_UD			BIT(1)
+#define ERI_DEV_CAP_SRQ			BIT(2)
+#define ERI_DEV_CAP_ATOMIC		BIT(3)
+#define ERI_DEV_CAP_IMM			BIT(4)
+
+struct eri_aq_device_attr {
+	__le64 fw_version;
+	__le64 max_mr_size;
+	__le64 page_size_cap;
+	__le32 hw_version;
+	__le32 caps;			/* ERI_DEV_CAP_* */
+	__le32 max_qp;
+	__le32 max_cq;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_qp_wr;
+	__le32 max_cqe;
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_ah;
+	__le16 max_send_sge;
+	__le16 max_recv_sge;
+	__le16 max_inline_data;
+	__le16 max_mtu;			/* bytes of payload per packet */
+	u8 max_qp_rd_atom;
+	u8 max_qp_init_rd_atom;
+	u8 sq_wqe_shift;
+	u8 rq_wqe_shift;
+	u8 cqe_shift;
+	u8 reserved[47];
+};
+
+static_assert(sizeof(struct eri_aq_device_attr) == 128);
+
+/* QUERY_PORT: the response sits in the completion entry. */
+struct eri_aq_query_port_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 port;			/* 1 */
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_query_port_cmd) == ERI_AQ_SQE_SIZE);
+
+enum eri_port_state {
+	ERI_PORT_DOWN = 0,
+	ERI_PORT_ACTIVE = 1,
+};
+
+struct eri_aq_query_port_resp {
+	__le32 state;			/* enum eri_port_state */
+	__le32 link_mtu;		/* MTU of the network link in bytes */
+	__le32 speed_mbps;		/* link speed, 0 when unknown */
+	__le32 gid_tbl_len;
+	u8 reserved[8];
+};
+
+static_assert(sizeof(struct eri_aq_query_port_resp) == 24);
+
+/*
+ * CREATE_EQ: a completion event queue of 2^depth_log entries at ring_addr,
+ * signalled on interrupt vector @vector, whose consumer index the driver
+ * also mirrors into the 8-byte doorbell record at dbrec_addr.
+ */
+struct eri_aq_create_eq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 ring_addr;
+	__le64 dbrec_addr;
+	__le32 eqn;
+	__le32 cfg;
+	u8 reserved[32];
+};
+
+#define ERI_AQ_CREATE_EQ_DEPTH_LOG	GENMASK(4, 0)
+#define ERI_AQ_CREATE_EQ_VECTOR		GENMASK(15, 8)
+
+static_assert(sizeof(struct eri_aq_create_eq_cmd) == ERI_AQ_SQE_SIZE);
+
+struct eri_aq_destroy_eq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 eqn;
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_destroy_eq_cmd) == ERI_AQ_SQE_SIZE);
+
+#endif /* _ERI_ADMIN_DEFS_H_ */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * ERI ring index arithmetic, shared by the device and the driver.
+ *
+ * Producers and consumers keep free-running 16-bit indices into rings of
+ * 2^depth_log entries, depth_log <= ERI_RING_MAX_DEPTH_LOG.  The slot of index
+ * i is its low depth_log bits; the owner bit of the entry written at i is 1
+ * on even passes over the ring and 0 on odd ones (eri_io_defs.h).
+ */
+#ifndef _ERI_RING_H_
+#define _ERI_RING_H_
+
+#include <linux/types.h>
+
+/* A 16-bit index must tell a full ring from an empty one. */
+#define ERI_RING_MAX_DEPTH_LOG	15
+
+static inline u32 eri_ring_slot(u16 idx, u32 depth_log)
+{
+	return idx & ((1U << depth_log) - 1);
+}
+
+static inline u32 eri_ring_owner(u16 idx, u32 depth_log)
+{
+	return !((idx >> depth_log) & 1);
+}
+
+/* Entries produced and not yet consumed; > depth means a broken producer. */
+static inline u32 eri_ring_used(u16 pi, u16 ci)
+{
+	return (u16)(pi - ci);
+}
+
+#endif /* _ERI_RING_H_ */

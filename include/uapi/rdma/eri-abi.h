@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
+/*
+ * ERI (Elastic RDMA Interface) user verbs ABI: the structures the kernel
+ * driver and the rdma-core provider (liberi) exchange through uverbs.
+ *
+ * Every structure carries a comp_mask and explicit reserved fields so that
+ * it can grow without breaking an older provider or kernel.
+ */
+#ifndef ERI_ABI_USER_H
+#define ERI_ABI_USER_H
+
+#include <linux/types.h>
+
+/*
+ * Driver id reported through RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, which is what
+ * rdma-core matches its provider against.  It lies far above the densely
+ * allocated enum rdma_driver_id (Linux 6.12 ends near 20) so it cannot
+ * collide with a driver merged upstream before ERI; the upstream submission
+ * replaces it with the next entry of that enum.
+ */
+#define RDMA_DRIVER_ERI 64
+
+/* Bumped on an incompatible change of anything below. */
+#define ERI_UVERBS_ABI_VERSION 1
+
+struct eri_ibv_alloc_ucontext_req {
+	__u32 comp_mask;
+	__u32 reserved;
+};
+
+enum {
+	/* The device executes SEND/WRITE/READ with immediate and invalidate. */
+	ERI_UCTX_CAP_IMM = 1 << 0,
+};
+
+struct eri_ibv_alloc_ucontext_resp {
+	__u32 comp_mask;
+	__u32 dev_caps;		/* ERI_UCTX_CAP_* */
+	__u32 max_inline_data;	/* bytes of inline data one SQ WQE carries */
+	__u16 max_send_sge;
+	__u16 max_recv_sge;
+	__u8 sq_wqe_shift;	/* log2 of the SQ WQE size in bytes */
+	__u8 rq_wqe_shift;	/* log2 of the RQ WQE size in bytes */
+	__u8 cqe_shift;		/* log2 of the CQE size in bytes */
+	__u8 reserved[5];
+};
+
+struct eri_ibv_alloc_pd_resp {
+	__u32 comp_mask;
+	__u32 pdn;
+};
+
+#endif /* ERI_ABI_USER_H */
