@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * eri_sim: a software implementation of the ERI device.
+ *
+ * It sees the driver only through the device interface (eri_bus.h and the
+ * *_defs.h wire formats) and does the device's work in its own context: an
+ * ordered workqueue per device executes control register writes and admin
+ * commands, as a device's firmware would.
+ */
+#ifndef _ERI_SIM_H_
+#define _ERI_SIM_H_
+
+#include <linux/eri/eri_admin_defs.h>
+#include <linux/eri/eri_bus.h>
+#include <linux/eri/eri_io_defs.h>
+#include <linux/eri/eri_regs_defs.h>
+#include <linux/eri/eri_ring.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_verbs.h>
+
+#define ERI_SIM_MAX_CEQS	16
+#define ERI_SIM_NUM_VECTORS	(1 + ERI_SIM_MAX_CEQS)
+#define ERI_SIM_MAX_AQ_DEPTH_LOG 8
+#define ERI_SIM_MAX_EQ_DEPTH_LOG ERI_RING_MAX_DEPTH_LOG
+#define ERI_SIM_ADMIN_TIMEOUT_MS 2000
+#define ERI_SIM_VENDOR_ID	0
+#define ERI_SIM_DEVICE_ID	0x0e51
+#define ERI_SIM_FW_VERSION	((1ULL << 32) | (0ULL << 16) | 0)
+#define ERI_SIM_GID_TBL_LEN	16
+
+/* Bits of eri_sim_dev.ctl_requests. */
+#define ERI_SIM_CTL_RESET	0
+
+/* An interrupt vector: the handler the driver attached to it. */
+struct eri_sim_vector {
+	/* Serializes delivery against request_irq/free_irq. */
+	spinlock_t lock;
+	irq_handler_t handler;
+	void *data;
+};
+
+/* Device side of an event queue (the AEQ or a CEQ). */
+struct eri_sim_eq {
+	/* Protects every field below: posting and doorbells race. */
+	spinlock_t lock;
+	bool valid;
+	bool armed;
+	void *ring;
+	struct eri_dbrec *dbrec;
+	u32 depth_log;
+	u32 entry_size;
+	u32 vector;
+	u16 pi;			/* free-running producer index */
+	u64 overflows;
+};
+
+struct eri_sim_port {
+	u32 state;		/* enum eri_port_state */
+	u32 link_mtu;
+	u32 speed_mbps;
+};
+
+struct eri_sim_dev {
+	struct eri_bus_dev bus;
+	struct device_dma_parameters dma_parms;
+	/* In eri_sim_devs; list and @removing under eri_sim_lock. */
+	struct list_head list;
+	bool removing;
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+	char ibdev_name[IB_DEVICE_NAME_MAX];
+
+	/* Register file: the driver writes, the device context reads. */
+	u32 regs[ERI_REGS_SIZE / sizeof(u32)];
+
+	/* The device's execution context and its work items. */
+	struct workqueue_struct *wq;
+	/* Latched DEV_CTL requests (ERI_SIM_CTL_*), consumed by ctl_work. */
+	unsigned long ctl_requests;
+	struct work_struct ctl_work;
+	struct work_struct aq_work;
+	struct work_struct irq_work;
+	struct work_struct port_work;
+
+	/* Admin queue state, owned by the device context (@wq). */
+	struct {
+		u8 *sq;
+		struct eri_aq_cqe *cq;
+		u32 depth_log;
+		u16 sq_ci;
+		u16 cq_pi;
+	} aq;
+
+	struct eri_sim_eq aeq;
+	struct eri_sim_eq ceq[ERI_SIM_MAX_CEQS];
+
+	/* Vectors to deliver, one bit each; set anywhere, cleared by irq_work. */
+	unsigned long irq_pending;
+	struct eri_sim_vector vec[ERI_SIM_NUM_VECTORS];
+
+	/* Port state as last sampled from the netdev, under @port_lock. */
+	spinlock_t port_lock;
+	struct eri_sim_port port;
+	/* Port state last announced with an async event (device context). */
+	struct eri_sim_port port_reported;
+};
+
+static inline struct eri_sim_dev *to_eri_sim_dev(struct eri_bus_dev *bdev)
+{
+	return container_of(bdev, struct eri_sim_dev, bus);
+}
+
+static inline u32 eri_sim_reg(struct eri_sim_dev *sdev, u32 off)
+{
+	return READ_ONCE(sdev->regs[off / sizeof(u32)]);
+}
+
+static inline void eri_sim_set_reg(struct eri_sim_dev *sdev, u32 off, u32 val)
+{
+	WRITE_ONCE(sdev->regs[off / sizeof(u32)], val);
+}
+
+static inline u64 eri_sim_reg64(struct eri_sim_dev *sdev, u32 lo, u32 hi)
+{
+	return (u64)eri_sim_reg(sdev, hi) << 32 | eri_sim_reg(sdev, lo);
+}
+
+/* eri_sim_regs.c */
+extern const struct eri_bus_ops eri_sim_bus_ops;
+void eri_sim_regs_init(struct eri_sim_dev *sdev);
+void eri_sim_ctl_work(struct work_struct *work);
+void eri_sim_raise_irq(struct eri_sim_dev *sdev, u32 vector);
+void eri_sim_irq_work(struct work_struct *work);
+void eri_sim_fatal(struct eri_sim_dev *sdev, enum eri_dev_err err);
+
+/* eri_sim_admin.c */
+void eri_sim_aq_work(struct work_struct *work);
+
+/* eri_sim_eq.c */
+int eri_sim_eq_create(struct eri_sim_dev *sdev, struct eri_sim_eq *eq,
+		      u64 ring_dma, u64 dbrec_dma, u32 depth_log,
+		      u32 entry_size, u32 vector);
+void eri_sim_eq_destroy(struct eri_sim_eq *eq);
+void eri_sim_eq_doorbell(struct eri_sim_dev *sdev, struct eri_sim_eq *eq,
+			 u32 val);
+int eri_sim_aeq_post(struct eri_sim_dev *sdev, u8 type, u32 subject, u64 data);
+int eri_sim_ceq_post(struct eri_sim_dev *sdev, u32 eqn, u32 cqn);
+
+/* eri_sim_dma.c */
+void *eri_sim_dma_ptr(struct eri_sim_dev *sdev, u64 addr, size_t len);
+
+/* eri_sim_main.c */
+void eri_sim_port_work(struct work_struct *work);
+
+#endif /* _ERI_SIM_H_ */

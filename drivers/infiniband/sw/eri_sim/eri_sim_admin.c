@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eri_sim admin queue: the device executes admin commands in its own
+ * context, in submission order, and answers each with a completion entry.
+ *
+ * Submission entries are memory the driver writes: each is copied once
+ * before it is looked at, and every field is validated.
+ */
+#include <linux/bitfield.h>
+#include <linux/string.h>
+
+#include "eri_sim.h"
+
+union eri_sim_aq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	struct eri_aq_query_device_cmd query_device;
+	struct eri_aq_query_port_cmd query_port;
+	struct eri_aq_create_eq_cmd create_eq;
+	struct eri_aq_destroy_eq_cmd destroy_eq;
+	u8 raw[ERI_AQ_SQE_SIZE];
+};
+
+static_assert(sizeof(union eri_sim_aq_cmd) == ERI_AQ_SQE_SIZE);
+
+static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->fw_version = cpu_to_le64(ERI_SIM_FW_VERSION);
+	attr->max_mr_size = cpu_to_le64(1ULL << 40);
+	attr->page_size_cap = cpu_to_le64(SZ_4K | SZ_64K | SZ_2M | SZ_1G);
+	attr->hw_version = cpu_to_le32(1);
+	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_IMM);
+	attr->max_qp = cpu_to_le32(16384);
+	attr->max_cq = cpu_to_le32(16384);
+	attr->max_mr = cpu_to_le32(65536);
+	attr->max_pd = cpu_to_le32(16384);
+	attr->max_qp_wr = cpu_to_le32(16384);
+	attr->max_cqe = cpu_to_le32(65536);
+	attr->max_send_sge = cpu_to_le16(6);
+	attr->max_recv_sge = cpu_to_le16(7);
+	attr->max_inline_data = cpu_to_le16(96);
+	attr->max_mtu = cpu_to_le16(4096);
+	attr->max_qp_rd_atom = 16;
+	attr->max_qp_init_rd_atom = 16;
+	attr->sq_wqe_shift = 7;
+	attr->rq_wqe_shift = 7;
+	attr->cqe_shift = 5;
+}
+
+static u8 eri_sim_query_device(struct eri_sim_dev *sdev,
+			       const struct eri_aq_query_device_cmd *cmd)
+{
+	u32 len = min_t(u32, le32_to_cpu(cmd->resp_len),
+			sizeof(struct eri_aq_device_attr));
+	struct eri_aq_device_attr attr;
+	void *resp;
+
+	resp = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->resp_addr), len);
+	if (!resp)
+		return ERI_AQ_STS_DMA_ERR;
+	eri_sim_fill_device_attr(&attr);
+	memcpy(resp, &attr, len);
+	return ERI_AQ_STS_OK;
+}
+
+static u8 eri_sim_query_port(struct eri_sim_dev *sdev,
+			     const struct eri_aq_query_port_cmd *cmd,
+			     struct eri_aq_query_port_resp *resp)
+{
+	struct eri_sim_port port;
+
+	if (le32_to_cpu(cmd->port) != 1)
+		return ERI_AQ_STS_BAD_PARAM;
+	spin_lock_bh(&sdev->port_lock);
+	port = sdev->port;
+	spin_unlock_bh(&sdev->port_lock);
+
+	resp->state = cpu_to_le32(port.state);
+	resp->link_mtu = cpu_to_le32(port.link_mtu);
+	resp->speed_mbps = cpu_to_le32(port.speed_mbps);
+	resp->gid_tbl_len = cpu_to_le32(ERI_SIM_GID_TBL_LEN);
+	/* Later port changes are announced against what was queried. */
+	sdev->port_reported = port;
+	return ERI_AQ_STS_OK;
+}
+
+static u8 eri_sim_create_eq(struct eri_sim_dev *sdev,
+			    const struct eri_aq_create_eq_cmd *cmd)
+{
+	u32 eqn = le32_to_cpu(cmd->eqn);
+	u32 cfg = le32_to_cpu(cmd->cfg);
+	u32 vector = FIELD_GET(ERI_AQ_CREATE_EQ_VECTOR, cfg);
+
+	if (eqn >= ERI_SIM_MAX_CEQS || vector == ERI_MGMT_VECTOR)
+		return ERI_AQ_STS_BAD_PARAM;
+	if (READ_ONCE(sdev->ceq[eqn].valid))
+		return ERI_AQ_STS_EXISTS;
+	if (eri_sim_eq_create(sdev, &sdev->ceq[eqn],
+			      le64_to_cpu(cmd->ring_addr),
+			      le64_to_cpu(cmd->dbrec_addr),
+			      FIELD_GET(ERI_AQ_CREATE_EQ_DEPTH_LOG, cfg),
+			      sizeof(struct eri_ceqe), vector))
+		return ERI_AQ_STS_BAD_PARAM;
+	return ERI_AQ_STS_OK;
+}
+
+static u8 eri_sim_destroy_eq(struct eri_sim_dev *sdev,
+			     const struct eri_aq_destroy_eq_cmd *cmd)
+{
+	u32 eqn = le32_to_cpu(cmd->eqn);
+
+	if (eqn >= ERI_SIM_MAX_CEQS)
+		return ERI_AQ_STS_BAD_PARAM;
+	if (!READ_ONCE(sdev->ceq[eqn].valid))
+		return ERI_AQ_STS_NOT_FOUND;
+	eri_sim_eq_destroy(&sdev->ceq[eqn]);
+	return ERI_AQ_STS_OK;
+}
+
+static u8 eri_sim_exec(struct eri_sim_dev *sdev,
+		       const union eri_sim_aq_cmd *cmd, void *resp)
+{
+	switch (FIELD_GET(ERI_AQ_CMD_HDR_OPCODE, le32_to_cpu(cmd->hdr.hdr))) {
+	case ERI_AQ_OP_QUERY_DEVICE:
+		return eri_sim_query_device(sdev, &cmd->query_device);
+	case ERI_AQ_OP_QUERY_PORT:
+		return eri_sim_query_port(sdev, &cmd->query_port, resp);
+	case ERI_AQ_OP_CREATE_EQ:
+		return eri_sim_create_eq(sdev, &cmd->create_eq);
+	case ERI_AQ_OP_DESTROY_EQ:
+		return eri_sim_destroy_eq(sdev, &cmd->destroy_eq);
+	default:
+		return ERI_AQ_STS_BAD_OPCODE;
+	}
+}
+
+/* Answer one command at the completion ring's producer index. */
+static void eri_sim_aq_complete(struct eri_sim_dev *sdev, u16 cookie,
+				u8 status, const void *resp)
+{
+	struct eri_aq_cqe *cqe =
+		&sdev->aq.cq[eri_ring_slot(sdev->aq.cq_pi, sdev->aq.depth_log)];
+	u32 owner = eri_ring_owner(sdev->aq.cq_pi, sdev->aq.depth_log);
+
+	memcpy(cqe->resp, resp, sizeof(cqe->resp));
+	cqe->reserved = 0;
+	/* Response before owner bit; pairs with dma_rmb() in the driver. */
+	dma_wmb();
+	WRITE_ONCE(cqe->hdr,
+		   cpu_to_le32(FIELD_PREP(ERI_AQ_CQE_HDR_OWNER, owner) |
+			       FIELD_PREP(ERI_AQ_CQE_HDR_STATUS, status) |
+			       FIELD_PREP(ERI_AQ_CQE_HDR_COOKIE, cookie)));
+	sdev->aq.cq_pi++;
+}
+
+/* The driver rang the admin doorbell: run every command up to it. */
+void eri_sim_aq_work(struct work_struct *work)
+{
+	struct eri_sim_dev *sdev = container_of(work, struct eri_sim_dev,
+						aq_work);
+	u32 depth = 1U << sdev->aq.depth_log;
+	bool completed = false;
+	union eri_sim_aq_cmd cmd;
+	u8 resp[24];
+	u16 pi;
+
+	if (!(eri_sim_reg(sdev, ERI_REG_DEV_STS) & ERI_REG_DEV_STS_READY))
+		return;
+	pi = FIELD_GET(ERI_REG_AQ_SQ_DB_PI,
+		       eri_sim_reg(sdev, ERI_REG_AQ_SQ_DB));
+	if (eri_ring_used(pi, sdev->aq.sq_ci) > depth) {
+		/* The driver claims more commands than the ring holds. */
+		eri_sim_fatal(sdev, ERI_DEV_ERR_BAD_AQ_CONFIG);
+		return;
+	}
+	while (sdev->aq.sq_ci != pi) {
+		memcpy(&cmd, sdev->aq.sq +
+		       (size_t)eri_ring_slot(sdev->aq.sq_ci, sdev->aq.depth_log) *
+		       ERI_AQ_SQE_SIZE, sizeof(cmd));
+		memset(resp, 0, sizeof(resp));
+		eri_sim_aq_complete(sdev,
+				    FIELD_GET(ERI_AQ_CMD_HDR_COOKIE,
+					      le32_to_cpu(cmd.hdr.hdr)),
+				    eri_sim_exec(sdev, &cmd, resp), resp);
+		sdev->aq.sq_ci++;
+		completed = true;
+		/* A command may have reset or stopped the device. */
+		if (!(eri_sim_reg(sdev, ERI_REG_DEV_STS) & ERI_REG_DEV_STS_READY))
+			break;
+	}
+	if (completed)
+		eri_sim_raise_irq(sdev, ERI_MGMT_VECTOR);
+}
