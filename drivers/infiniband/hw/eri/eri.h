@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* ERI: the ib_device on top of an ERI device. */
+#ifndef _ERI_H_
+#define _ERI_H_
+
+#include <linux/idr.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+#include <rdma/ib_verbs.h>
+
+#include "eri_com.h"
+#include "eri_com_cmd.h"
+
+#define ERI_CEQ_DEPTH_LOG	12
+
+/* A completion event queue and the vector it is signalled on. */
+struct eri_ceq {
+	struct eri_dev *edev;
+	struct eri_com_buf ring;
+	struct eri_dbrec *dbrec;
+	u32 eqn;
+	u32 vector;
+	u16 ci;			/* only the vector's handler touches it */
+};
+
+/**
+ * struct eri_dev - an ERI RDMA device
+ * @ibdev: the IB device
+ * @bdev: the device's bus binding
+ * @com: the device communication layer
+ * @attr: capabilities the device reported at probe
+ * @port_lock: protects @port
+ * @port: port attributes as last queried from the device
+ * @ceqs: the completion event queues, @num_ceqs of them
+ * @cq_xa: CQs by CQN, for completion events
+ * @pd_ida: PD numbers
+ */
+struct eri_dev {
+	struct ib_device ibdev;
+	struct eri_bus_dev *bdev;
+	struct eri_com_dev com;
+	struct eri_com_dev_attr attr;
+	spinlock_t port_lock;	/* protects @port */
+	struct eri_com_port_attr port;
+	struct eri_ceq *ceqs;
+	u32 num_ceqs;
+	struct xarray cq_xa;
+	struct ida pd_ida;
+};
+
+static inline struct eri_dev *to_eri_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct eri_dev, ibdev);
+}
+
+/* eri_eq.c */
+int eri_ceqs_init(struct eri_dev *edev);
+void eri_ceqs_fini(struct eri_dev *edev);
+
+/* eri_main.c */
+int eri_probe(struct eri_bus_dev *bdev);
+void eri_remove(struct eri_bus_dev *bdev);
+int eri_aux_driver_register(void);
+void eri_aux_driver_unregister(void);
+
+#endif /* _ERI_H_ */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* ERI admin commands: one function per command. */
+#ifndef _ERI_COM_CMD_H_
+#define _ERI_COM_CMD_H_
+
+#include "eri_com.h"
+
+/* Device capabilities from QUERY_DEVICE, in CPU byte order. */
+struct eri_com_dev_attr {
+	u64 fw_version;
+	u64 max_mr_size;
+	u64 page_size_cap;
+	u32 hw_version;
+	u32 caps;
+	u32 max_qp;
+	u32 max_cq;
+	u32 max_mr;
+	u32 max_pd;
+	u32 max_qp_wr;
+	u32 max_cqe;
+	u32 max_srq;
+	u32 max_srq_wr;
+	u32 max_ah;
+	u16 max_send_sge;
+	u16 max_recv_sge;
+	u16 max_inline_data;
+	u16 max_mtu;
+	u8 max_qp_rd_atom;
+	u8 max_qp_init_rd_atom;
+	u8 sq_wqe_shift;
+	u8 rq_wqe_shift;
+	u8 cqe_shift;
+};
+
+struct eri_com_port_attr {
+	u32 state;		/* enum eri_port_state */
+	u32 link_mtu;
+	u32 speed_mbps;
+	u32 gid_tbl_len;
+};
+
+int eri_com_query_device(struct eri_com_dev *com,
+			 struct eri_com_dev_attr *attr);
+int eri_com_query_port(struct eri_com_dev *com, struct eri_com_port_attr *attr);
+int eri_com_create_eq(struct eri_com_dev *com, u32 eqn, dma_addr_t ring,
+		      dma_addr_t dbrec, u32 depth_log, u32 vector);
+int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn);
+
+#endif /* _ERI_COM_CMD_H_ */

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ERI: probe and remove of an ERI device, written as mirror images, and
+ * the handling of its async events.
+ */
+#include <linux/bitfield.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <net/addrconf.h>
+#include <rdma/eri-abi.h>
+
+#include "eri.h"
+#include "eri_verbs.h"
+
+/*
+ * Undo what probe set up beneath the IB device.  The core calls this once the
+ * IB device is unregistered, by remove or by the user (rdma link delete), and
+ * from ib_dealloc_device() on probe's late error paths.
+ */
+static void eri_dealloc_driver(struct ib_device *ibdev)
+{
+	struct eri_dev *edev = to_eri_dev(ibdev);
+
+	eri_com_stop_events(&edev->com);
+	eri_ceqs_fini(edev);
+	eri_com_fini(&edev->com);
+	ida_destroy(&edev->pd_ida);
+}
+
+static const struct ib_device_ops eri_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_ERI,
+	.uverbs_abi_ver = ERI_UVERBS_ABI_VERSION,
+
+	.alloc_pd = eri_alloc_pd,
+	.alloc_ucontext = eri_alloc_ucontext,
+	.dealloc_driver = eri_dealloc_driver,
+	.dealloc_pd = eri_dealloc_pd,
+	.dealloc_ucontext = eri_dealloc_ucontext,
+	.get_dev_fw_str = eri_get_dev_fw_str,
+	.get_link_layer = eri_get_link_layer,
+	.get_port_immutable = eri_get_port_immutable,
+	.mmap = eri_mmap,
+	.mmap_free = eri_mmap_free,
+	.query_device = eri_query_device,
+	.query_pkey = eri_query_pkey,
+	.query_port = eri_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, eri_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, eri_ucontext, ibucontext),
+};
+
+/* Refresh the cached port attributes; report a state change as an event. */
+static void eri_port_refresh(struct eri_dev *edev)
+{
+	struct eri_com_port_attr pa;
+	struct ib_event event = {};
+	bool changed;
+
+	if (eri_com_query_port(&edev->com, &pa))
+		return;
+	spin_lock(&edev->port_lock);
+	changed = edev->port.state != pa.state;
+	edev->port = pa;
+	spin_unlock(&edev->port_lock);
+	if (!changed)
+		return;
+
+	event.device = &edev->ibdev;
+	event.element.port_num = 1;
+	event.event = pa.state == ERI_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						    IB_EVENT_PORT_ERR;
+	ib_dispatch_event(&event);
+}
+
+/* Async events, from the communication layer's work item. */
+static void eri_handle_event(void *priv, const struct eri_aeqe *aeqe)
+{
+	struct eri_dev *edev = priv;
+
+	switch (FIELD_GET(ERI_AEQE_HDR_TYPE, le32_to_cpu(aeqe->hdr))) {
+	case ERI_AEQE_PORT_CHANGE:
+		eri_port_refresh(edev);
+		break;
+	case ERI_AEQE_CEQ_OVERFLOW:
+		ibdev_err_ratelimited(&edev->ibdev,
+				      "completion event queue %u overflowed\n",
+				      le32_to_cpu(aeqe->subject));
+		break;
+	default:
+		break;
+	}
+}
+
+int eri_probe(struct eri_bus_dev *bdev)
+{
+	struct net_device *ndev = bdev->netdev;
+	struct eri_dev *edev;
+	int ret;
+
+	edev = ib_alloc_device(eri_dev, ibdev);
+	if (!edev)
+		return -ENOMEM;
+	edev->bdev = bdev;
+	spin_lock_init(&edev->port_lock);
+	xa_init_flags(&edev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	ida_init(&edev->pd_ida);
+
+	ret = eri_com_init(&edev->com, bdev, eri_handle_event, edev);
+	if (ret)
+		goto err_dealloc_device;
+	ret = eri_com_query_device(&edev->com, &edev->attr);
+	if (ret)
+		goto err_com_fini;
+	ret = eri_com_query_port(&edev->com, &edev->port);
+	if (ret)
+		goto err_com_fini;
+	ret = eri_ceqs_init(edev);
+	if (ret)
+		goto err_com_fini;
+
+	edev->ibdev.node_type = RDMA_NODE_IB_CA;
+	edev->ibdev.phys_port_cnt = 1;
+	edev->ibdev.num_comp_vectors = edev->num_ceqs;
+	edev->ibdev.dev.parent = &bdev->adev.dev;
+	addrconf_addr_eui48((u8 *)&edev->ibdev.node_guid, ndev->dev_addr);
+	strscpy(edev->ibdev.node_desc, "ERI", sizeof(edev->ibdev.node_desc));
+	/* From here on ib_dealloc_device() undoes it all (eri_dealloc_driver). */
+	ib_set_device_ops(&edev->ibdev, &eri_dev_ops);
+	ret = ib_device_set_netdev(&edev->ibdev, ndev, 1);
+	if (ret)
+		goto err_dealloc_device;
+	/*
+	 * The core frees the IB device when the user unregisters it; our
+	 * reference keeps the memory until remove.
+	 */
+	get_device(&edev->ibdev.dev);
+	ret = ib_register_device(&edev->ibdev,
+				 bdev->ibdev_name ? bdev->ibdev_name : "eri%d",
+				 bdev->dma_dev);
+	if (ret)
+		goto err_put_device;
+	auxiliary_set_drvdata(&bdev->adev, edev);
+	return 0;
+
+err_put_device:
+	ib_dealloc_device(&edev->ibdev);
+	put_device(&edev->ibdev.dev);
+	return ret;
+err_com_fini:
+	eri_com_stop_events(&edev->com);
+	eri_com_fini(&edev->com);
+err_dealloc_device:
+	ib_dealloc_device(&edev->ibdev);
+	return ret;
+}
+
+void eri_remove(struct eri_bus_dev *bdev)
+{
+	struct eri_dev *edev = auxiliary_get_drvdata(&bdev->adev);
+
+	/* Tears down through eri_dealloc_driver(), unless the user did. */
+	ib_unregister_device(&edev->ibdev);
+	put_device(&edev->ibdev.dev);
+}
+
+static int __init eri_init(void)
+{
+	return eri_aux_driver_register();
+}
+
+static void __exit eri_exit(void)
+{
+	eri_aux_driver_unregister();
+}
+
+module_init(eri_init);
+module_exit(eri_exit);
+
+MODULE_DESCRIPTION("Elastic RDMA Interface (ERI) driver");
+MODULE_LICENSE("Dual BSD/GPL");

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ERI verbs: device and port queries, user contexts, protection domains and
+ * mmap.  Attributes come from what the device reported through the admin
+ * queue; nothing here talks to the device except through eri_com_cmd.
+ */
+#include <linux/bitfield.h>
+#include <rdma/ib_mad.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/eri-abi.h>
+
+#include "eri_verbs.h"
+
+/*
+ * Bytes of each packet taken by headers: IPv6 (the larger IP header), UDP
+ * and the ERI transport header.  The port's active MTU is the largest IB MTU
+ * whose payload fits in the link MTU after them.
+ */
+#define ERI_WIRE_OVERHEAD	(40 + 8 + 64)
+
+int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
+		     struct ib_udata *udata)
+{
+	struct eri_dev *edev = to_eri_dev(ibdev);
+	const struct eri_com_dev_attr *a = &edev->attr;
+
+	if (udata && udata->inlen && !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+
+	memset(props, 0, sizeof(*props));
+	props->fw_ver = a->fw_version;
+	props->sys_image_guid = ibdev->node_guid;
+	props->max_mr_size = a->max_mr_size;
+	props->page_size_cap = a->page_size_cap;
+	props->vendor_id = eri_com_read32(&edev->com, ERI_REG_VENDOR_ID);
+	props->vendor_part_id = eri_com_read32(&edev->com, ERI_REG_DEVICE_ID);
+	props->hw_ver = a->hw_version;
+	props->max_qp = a->max_qp;
+	props->max_qp_wr = a->max_qp_wr;
+	props->max_send_sge = a->max_send_sge;
+	props->max_recv_sge = a->max_recv_sge;
+	props->max_sge_rd = a->max_send_sge;
+	props->max_cq = a->max_cq;
+	props->max_cqe = a->max_cqe;
+	props->max_mr = a->max_mr;
+	props->max_pd = a->max_pd;
+	props->max_qp_rd_atom = a->max_qp_rd_atom;
+	props->max_qp_init_rd_atom = a->max_qp_init_rd_atom;
+	props->max_res_rd_atom = a->max_qp_rd_atom * a->max_qp;
+	props->atomic_cap = (a->caps & ERI_DEV_CAP_ATOMIC) ?
+			    IB_ATOMIC_HCA : IB_ATOMIC_NONE;
+	props->max_ah = a->max_ah;
+	props->max_srq = a->max_srq;
+	props->max_srq_wr = a->max_srq_wr;
+	props->max_srq_sge = a->max_recv_sge;
+	props->max_pkeys = 1;
+	props->local_ca_ack_delay = 15;
+	props->max_fast_reg_page_list_len = 0;
+	if (edev->bdev->user_removable)
+		props->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+/* IB speed and width whose product is closest below a link speed. */
+static void eri_speed_to_ib(u32 mbps, u16 *speed, u8 *width)
+{
+	static const struct {
+		u32 mbps;
+		u16 speed;
+		u8 width;
+	} map[] = {
+		{ 400000, IB_SPEED_NDR, IB_WIDTH_4X },
+		{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
+		{ 100000, IB_SPEED_EDR, IB_WIDTH_4X },
+		{ 50000, IB_SPEED_HDR, IB_WIDTH_1X },
+		{ 40000, IB_SPEED_QDR, IB_WIDTH_4X },
+		{ 25000, IB_SPEED_EDR, IB_WIDTH_1X },
+		{ 14000, IB_SPEED_FDR, IB_WIDTH_1X },
+		{ 10000, IB_SPEED_QDR, IB_WIDTH_1X },
+		{ 5000, IB_SPEED_DDR, IB_WIDTH_1X },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++) {
+		if (mbps >= map[i].mbps) {
+			*speed = map[i].speed;
+			*width = map[i].width;
+			return;
+		}
+	}
+	*speed = IB_SPEED_SDR;
+	*width = IB_WIDTH_1X;
+}
+
+static enum ib_mtu eri_mtu_from_link(u32 link_mtu)
+{
+	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_4096) + ERI_WIRE_OVERHEAD)
+		return IB_MTU_4096;
+	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_2048) + ERI_WIRE_OVERHEAD)
+		return IB_MTU_2048;
+	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_1024) + ERI_WIRE_OVERHEAD)
+		return IB_MTU_1024;
+	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_512) + ERI_WIRE_OVERHEAD)
+		return IB_MTU_512;
+	return IB_MTU_256;
+}
+
+int eri_query_port(struct ib_device *ibdev, u32 port,
+		   struct ib_port_attr *props)
+{
+	struct eri_dev *edev = to_eri_dev(ibdev);
+	struct eri_com_port_attr pa;
+
+	spin_lock(&edev->port_lock);
+	pa = edev->port;
+	spin_unlock(&edev->port_lock);
+
+	/* The core cleared *props. */
+	if (pa.state == ERI_PORT_ACTIVE) {
+		props->state = IB_PORT_ACTIVE;
+		props->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	} else {
+		props->state = IB_PORT_DOWN;
+		props->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	}
+	props->max_mtu = min(IB_MTU_4096,
+			     eri_mtu_from_link(edev->attr.max_mtu +
+					       ERI_WIRE_OVERHEAD));
+	props->active_mtu = min(props->max_mtu,
+				eri_mtu_from_link(pa.link_mtu));
+	props->gid_tbl_len = pa.gid_tbl_len;
+	props->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_REINIT_SUP |
+				IB_PORT_VENDOR_CLASS_SUP;
+	props->max_msg_sz = 1U << 31;
+	props->pkey_tbl_len = 1;
+	props->bad_pkey_cntr = 0;
+	props->qkey_viol_cntr = 0;
+	props->lid = 0;
+	props->sm_lid = 0;
+	props->lmc = 0;
+	props->max_vl_num = 1;
+	props->sm_sl = 0;
+	props->subnet_timeout = 0;
+	props->init_type_reply = 0;
+	eri_speed_to_ib(pa.speed_mbps, &props->active_speed,
+			&props->active_width);
+	return 0;
+}
+
+int eri_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+int eri_get_port_immutable(struct ib_device *ibdev, u32 port,
+			   struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr = {};
+	int ret;
+
+	ret = ib_query_port(ibdev, port, &attr);
+	if (ret)
+		return ret;
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+enum rdma_link_layer eri_get_link_layer(struct ib_device *ibdev, u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+void eri_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	u64 fw = to_eri_dev(ibdev)->attr.fw_version;
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u",
+		 (u32)(fw >> 32), (u32)(fw >> 16) & 0xffff, (u32)fw & 0xffff);
+}
+
+int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
+{
+	struct eri_dev *edev = to_eri_dev(ibucontext->device);
+	struct eri_ibv_alloc_ucontext_resp resp = {};
+	struct eri_ibv_alloc_ucontext_req req = {};
+	int ret;
+
+	if (udata->inlen) {
+		ret = ib_copy_from_udata(&req, udata,
+					 min(udata->inlen, sizeof(req)));
+		if (ret)
+			return ret;
+		if (req.comp_mask || req.reserved ||
+		    (udata->inlen > sizeof(req) &&
+		     !ib_is_udata_cleared(udata, sizeof(req),
+					  udata->inlen - sizeof(req))))
+			return -EOPNOTSUPP;
+	}
+
+	if (edev->attr.caps & ERI_DEV_CAP_IMM)
+		resp.dev_caps |= ERI_UCTX_CAP_IMM;
+	resp.max_inline_data = edev->attr.max_inline_data;
+	resp.max_send_sge = edev->attr.max_send_sge;
+	resp.max_recv_sge = edev->attr.max_recv_sge;
+	resp.sq_wqe_shift = edev->attr.sq_wqe_shift;
+	resp.rq_wqe_shift = edev->attr.rq_wqe_shift;
+	resp.cqe_shift = edev->attr.cqe_shift;
+	if (udata->outlen)
+		return ib_copy_to_udata(udata, &resp,
+					min(udata->outlen, sizeof(resp)));
+	return 0;
+}
+
+void eri_dealloc_ucontext(struct ib_ucontext *ibucontext)
+{
+}
+
+int eri_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct eri_dev *edev = to_eri_dev(ibpd->device);
+	struct eri_pd *pd = to_eri_pd(ibpd);
+	struct eri_ibv_alloc_pd_resp resp = {};
+	int pdn, ret;
+
+	pdn = ida_alloc_max(&edev->pd_ida, edev->attr.max_pd - 1, GFP_KERNEL);
+	if (pdn < 0)
+		return pdn;
+	pd->pdn = pdn;
+	if (udata && udata->outlen) {
+		resp.pdn = pdn;
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (ret) {
+			ida_free(&edev->pd_ida, pdn);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	ida_free(&to_eri_dev(ibpd->device)->pd_ida, to_eri_pd(ibpd)->pdn);
+	return 0;
+}
+
+int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct eri_user_mmap_entry *entry;
+	int ret;
+
+	rdma_entry = rdma_user_mmap_entry_get(ibucontext, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = to_eri_mmap_entry(rdma_entry);
+	if (vma->vm_end - vma->vm_start > entry->buf.size) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	ret = dma_mmap_coherent(entry->edev->com.dmadev, vma, entry->buf.va,
+				entry->buf.dma, entry->buf.size);
+out_put:
+	rdma_user_mmap_entry_put(rdma_entry);
+	return ret;
+}
+
+void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct eri_user_mmap_entry *entry = to_eri_mmap_entry(rdma_entry);
+
+	eri_com_buf_free(&entry->edev->com, &entry->buf);
+	kfree(entry);
+}
