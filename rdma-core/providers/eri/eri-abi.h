@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Command and response buffers of the ERI verbs: the core uverbs structure
+ * followed by the driver data of <rdma/eri-abi.h>.
+ */
+#ifndef __ERI_ABI_H__
+#define __ERI_ABI_H__
+
+#include <infiniband/kern-abi.h>
+#include <kernel-abi/eri-abi.h>
+#include <rdma/eri-abi.h>
+
+DECLARE_DRV_CMD(eri_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
+		eri_ibv_alloc_ucontext_req, eri_ibv_alloc_ucontext_resp);
+DECLARE_DRV_CMD(eri_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
+		eri_ibv_alloc_pd_resp);
+
+#endif /* __ERI_ABI_H__ */

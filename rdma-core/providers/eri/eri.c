@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * liberi: rdma-core provider of the ERI (Elastic RDMA Interface) device.
+ *
+ * The kernel driver implements the context, device and port queries and
+ * protection domains so far; every verb left out of eri_ctx_ops is answered
+ * by libibverbs with EOPNOTSUPP.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eri.h"
+#include "eri-abi.h"
+
+static int eri_query_device_ex(struct ibv_context *ibvctx,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw_ver;
+	int err;
+
+	err = ibv_cmd_query_device_any(ibvctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (err)
+		return err;
+
+	fw_ver = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw_ver >> 32) & 0xffff,
+		 (unsigned int)(fw_ver >> 16) & 0xffff,
+		 (unsigned int)fw_ver & 0xffff);
+
+	return 0;
+}
+
+static int eri_query_port(struct ibv_context *ibvctx, uint8_t port,
+			  struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd = {};
+
+	return ibv_cmd_query_port(ibvctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *eri_alloc_pd(struct ibv_context *ibvctx)
+{
+	struct eri_alloc_pd_resp resp = {};
+	struct ibv_alloc_pd cmd = {};
+	struct eri_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_alloc_pd(ibvctx, &pd->ibvpd, &cmd, sizeof(cmd),
+			       &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+
+	pd->pdn = resp.pdn;
+
+	return &pd->ibvpd;
+}
+
+static int eri_dealloc_pd(struct ibv_pd *ibvpd)
+{
+	struct eri_pd *pd = to_eri_pd(ibvpd);
+	int err;
+
+	err = ibv_cmd_dealloc_pd(ibvpd);
+	if (err)
+		return err;
+
+	free(pd);
+
+	return 0;
+}
+
+static void eri_free_context(struct ibv_context *ibvctx)
+{
+	struct eri_context *ctx = to_eri_ctx(ibvctx);
+
+	verbs_uninit_context(&ctx->ibvctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops eri_ctx_ops = {
+	.alloc_pd = eri_alloc_pd,
+	.dealloc_pd = eri_dealloc_pd,
+	.free_context = eri_free_context,
+	.query_device_ex = eri_query_device_ex,
+	.query_port = eri_query_port,
+};
+
+static struct verbs_context *eri_alloc_context(struct ibv_device *ibvdev,
+					       int cmd_fd, void *private_data)
+{
+	struct eri_alloc_ucontext_resp resp = {};
+	struct eri_alloc_ucontext cmd = {};
+	struct eri_context *ctx;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibvdev, cmd_fd, ctx, ibvctx,
+					   RDMA_DRIVER_ERI);
+	if (!ctx)
+		return NULL;
+
+	cmd.comp_mask = 0;
+	err = ibv_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		errno = err;
+		goto err_free;
+	}
+
+	ctx->dev_caps = resp.dev_caps;
+	ctx->max_inline_data = resp.max_inline_data;
+	ctx->max_send_sge = resp.max_send_sge;
+	ctx->max_recv_sge = resp.max_recv_sge;
+	ctx->sq_wqe_shift = resp.sq_wqe_shift;
+	ctx->rq_wqe_shift = resp.rq_wqe_shift;
+	ctx->cqe_shift = resp.cqe_shift;
+
+	verbs_set_ops(&ctx->ibvctx, &eri_ctx_ops);
+
+	return &ctx->ibvctx;
+
+err_free:
+	verbs_uninit_context(&ctx->ibvctx);
+	free(ctx);
+	return NULL;
+}
+
+static struct verbs_device *eri_device_alloc(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct eri_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+
+	return &dev->ibvdev;
+}
+
+static void eri_device_free(struct verbs_device *vdev)
+{
+	struct eri_device *dev = container_of(vdev, struct eri_device, ibvdev);
+
+	free(dev);
+}
+
+static const struct verbs_match_ent eri_match_table[] = {
+	VERBS_DRIVER_ID(RDMA_DRIVER_ERI),
+	{},
+};
+
+static const struct verbs_device_ops eri_dev_ops = {
+	.name = "eri",
+	.match_min_abi_version = ERI_UVERBS_ABI_VERSION,
+	.match_max_abi_version = ERI_UVERBS_ABI_VERSION,
+	.match_table = eri_match_table,
+	.alloc_device = eri_device_alloc,
+	.uninit_device = eri_device_free,
+	.alloc_context = eri_alloc_context,
+};
+
+PROVIDER_DRIVER(eri, eri_dev_ops);
