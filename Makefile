@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# ERI top-level Makefile.  See README.md.
+#
+#   make                 build eri.ko and eri_sim.ko for Debian's 6.1 kernel
+#   make KFLAVOUR=6.12   ... for another installed Debian kernel flavour
+#   make KDIR=/path      ... against any kernel build tree
+#   make check           everything CI runs (see scripts/check.sh)
+#   make demo            boot a VM and show ibv_devinfo -v for eri0
+#
+# Slow artefacts (kernel images, rdma-core) live in $(ERI_CACHE).
+
+ERI_CACHE ?= /var/cache/eri
+KFLAVOUR ?= 6.1
+export ERI_CACHE
+
+ifeq ($(KDIR),)
+KVER := $(shell scripts/kernel.sh version $(KFLAVOUR) 2>/dev/null)
+KDIR := /lib/modules/$(KVER)/build
+else
+KVER := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
+endif
+BUILD := build/$(KVER)
+
+.PHONY: all modules setup rdma-core check demo clean kunit bench
+
+all: modules
+
+modules:
+	scripts/build-modules.sh $(KDIR) $(BUILD) $(KBUILD_EXTRA)
+
+setup:
+	scripts/setup.sh
+
+rdma-core: setup
+	scripts/rdma-core.sh
+
+check:
+	scripts/check.sh
+
+demo:
+	scripts/demo.sh
+
+clean:
+	rm -rf build

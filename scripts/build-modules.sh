@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# build-modules.sh KDIR OUTDIR [kbuild args...]
+#
+# Builds eri.ko and eri_sim.ko out of tree against the kernel build tree KDIR.
+# Kbuild builds in the directory it is given, so OUTDIR is a shadow tree of
+# symbolic links to the sources: one per kernel, built side by side.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$1 out=$2
+shift 2
+[ -d "$kdir" ] || { echo "build-modules: no kernel build tree at $kdir (run make setup)" >&2; exit 1; }
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+for d in drivers/infiniband/hw/eri drivers/infiniband/sw/eri_sim; do
+	mkdir -p "$out/$d"
+	# Drop links to files that no longer exist, link the current ones.
+	find "$out/$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
+	for f in "$top/$d"/*.[ch] "$top/$d"/Makefile; do
+		[ -e "$f" ] && ln -sfn "$f" "$out/$d/$(basename "$f")"
+	done
+done
+cat > "$out/Kbuild" <<KB
+obj-m += drivers/infiniband/hw/eri/ drivers/infiniband/sw/eri_sim/
+KB
+exec make -C "$kdir" M="$out" ERI_ROOT="$top" \
+	CONFIG_INFINIBAND_ERI=m CONFIG_INFINIBAND_ERI_SIM=m "$@" modules

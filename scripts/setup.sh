@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# setup.sh: install what building and testing ERI needs on a Debian 12 host.
+# Idempotent and quick when everything is present.
+#
+#  - Debian packages (apt-get install --no-install-recommends, only the missing
+#    ones; apt-get update only when one of them is unknown to apt)
+#  - linux-headers-<release> and the unpacked image of each kernel flavour
+#    (scripts/kernel.sh fetch; images are never installed on the host)
+#  - checkpatch.pl and its data files from linux-source-6.12, in
+#    $ERI_CACHE/checkpatch/
+#
+# rdma-core is not installed here: scripts/rdma-core.sh builds it into a prefix.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
+export ERI_CACHE
+FLAVOURS="6.1 6.1-cloud 6.12"
+
+PKGS=(
+	build-essential bc flex bison libelf-dev libssl-dev kmod cpio xz-utils
+	busybox-static qemu-system-x86 sparse dpkg-dev perl
+	cmake ninja-build pkg-config libnl-3-dev libnl-route-3-dev libudev-dev python3
+	perftest rdmacm-utils ibverbs-utils iproute2 iputils-ping
+)
+
+say() { echo "setup: $*"; }
+die() { echo "setup: $*" >&2; exit 1; }
+
+missing_pkgs() {
+	# dpkg-query prints nothing for unknown packages: compare against the list.
+	local installed
+	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null |
+		awk '$1 == "ii" { print $2 }')
+	local p
+	for p in "$@"; do
+		grep -qxF "$p" <<<"$installed" || echo "$p"
+	done
+}
+
+ensure_pkgs() {
+	local missing p
+	mapfile -t missing < <(missing_pkgs "$@")
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
+	for p in "${missing[@]}"; do
+		if ! apt-cache show "$p" >/dev/null 2>&1; then
+			say "$p unknown to apt: apt-get update"
+			apt-get update -qq
+			break
+		fi
+	done
+	say "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null
+}
+
+t0=$SECONDS
+ensure_pkgs "${PKGS[@]}"
+# The C virtiofsd comes with qemu-system-common on Debian 12; newer releases
+# ship it as package virtiofsd (needed by the 6.1-cloud kernel, which has no 9p).
+if [ ! -x /usr/lib/qemu/virtiofsd ] && [ ! -x /usr/libexec/virtiofsd ]; then
+	ensure_pkgs virtiofsd
+fi
+
+for fl in $FLAVOURS; do
+	dir=$("$top/scripts/kernel.sh" fetch "$fl") || die "cannot fetch kernel flavour $fl"
+	ver=$(basename "$dir")
+	[ -d "/lib/modules/$ver/build" ] || die "linux-headers-$ver installed but /lib/modules/$ver/build missing"
+	say "kernel $fl: $ver (image in $dir)"
+done
+
+cp_dir=$ERI_CACHE/checkpatch
+if [ ! -f "$cp_dir/.complete" ]; then
+	src=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true)
+	if [ -z "$src" ]; then
+		ensure_pkgs linux-source-6.12
+		src=$(ls /usr/src/linux-source-6.12.tar.* | head -n1)
+	fi
+	say "extracting checkpatch from $src"
+	tmp=$(mktemp -d)
+	tar -xf "$src" -C "$tmp" --wildcards --no-anchored \
+		'scripts/checkpatch.pl' 'scripts/spelling.txt' 'scripts/const_structs.checkpatch'
+	mkdir -p "$cp_dir"
+	for f in checkpatch.pl spelling.txt const_structs.checkpatch; do
+		p=$(find "$tmp" -mindepth 3 -maxdepth 3 -path "$tmp/*/scripts/$f" | head -n1)
+		[ -n "$p" ] || { rm -rf "$tmp"; die "$f not found in $src"; }
+		cp "$p" "$cp_dir/$f"
+	done
+	chmod +x "$cp_dir/checkpatch.pl"
+	rm -rf "$tmp"
+	touch "$cp_dir/.complete"
+fi
+say "checkpatch in $cp_dir"
+say "done in $((SECONDS - t0))s"
