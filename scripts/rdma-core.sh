@@ -1,0 +1,198 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# rdma-core.sh
+#
+# Builds rdma-core 56.1 (Debian trixie's source) with our provider liberi
+# (rdma-core/providers/eri) added, and installs it into a private prefix.
+# Idempotent and incremental: a second run with nothing changed only lets
+# ninja check its tree.  Everything is logged to stderr; the last line of
+# stdout is the install prefix, for example
+#
+#   prefix=$(scripts/rdma-core.sh | tail -n1)
+#   LD_LIBRARY_PATH=$prefix/lib $prefix/bin/ibv_devinfo
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+ver=56.1
+debver=56.1-1
+sha256=63ce7f2baa7242c2dbc76375dac957c420187dd27f8c5e148efc07971ee522a8
+cache=${ERI_CACHE:-/var/cache/eri}/rdma-core
+tarball=$cache/rdma-core_$ver.orig.tar.gz
+base=$cache/$ver
+src=$base/src
+build=$base/build
+prefix=$base/prefix
+
+log() { echo "rdma-core: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+# Run a command with its stdout sent to stderr, so stdout stays the prefix.
+quiet() { "$@" >&2; }
+
+tarball_ok() {
+	[ -f "$tarball" ] &&
+		echo "$sha256  $tarball" | sha256sum --check --status
+}
+
+# 1. Build dependencies.
+deps=(cmake ninja-build pkg-config gcc libnl-3-dev libnl-route-3-dev
+      libudev-dev python3 dpkg-dev cython3)
+missing=()
+for p in "${deps[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	log "installing ${missing[*]}"
+	quiet env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# 2. Source tarball, from Debian trixie's source package, verified.
+#
+# The URI of the main Debian archive this machine already uses (deb822 files
+# first, then the one-line format), never the security archive.
+debian_uri() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		[ "${f##*/}" = eri-trixie-src.sources ] && continue
+		awk 'tolower($1) == "uris:" {
+			for (i = 2; i <= NF; i++) print $i }' "$f"
+	done
+	if [ -f /etc/apt/sources.list ]; then
+		awk '$1 == "deb" {
+			for (i = 2; i <= NF; i++)
+				if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }' \
+			/etc/apt/sources.list
+	fi
+}
+
+fetch_tarball() {
+	local uri list tmp
+	uri=$(debian_uri | grep -v -- '-security' | grep -m1 '/debian/*$' || true)
+	[ -n "$uri" ] || uri=$(debian_uri | grep -v -- '-security' | head -n1 || true)
+	[ -n "$uri" ] || die "no Debian archive URI found in the apt sources"
+	list=/etc/apt/sources.list.d/eri-trixie-src.sources
+	local entry keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+	entry="# Added by ERI scripts/rdma-core.sh: rdma-core $ver source package.
+Types: deb-src
+URIs: $uri
+Suites: trixie
+Components: main"
+	[ -f "$keyring" ] && entry+=$'\n'"Signed-By: $keyring"
+	if [ "$(cat "$list" 2>/dev/null)" != "$entry" ]; then
+		log "adding deb-src trixie ($uri) as $list"
+		printf '%s\n' "$entry" > "$list"
+	fi
+	log "apt-get update"
+	quiet apt-get update || die "apt-get update failed"
+	tmp=$(mktemp -d)
+	# Let apt's unprivileged downloader write there.
+	id _apt >/dev/null 2>&1 && chown _apt "$tmp"
+	log "apt-get source --download-only rdma-core=$debver"
+	# apt fetches the orig tarball and may then fail on the .dsc: judge
+	# the outcome by the tarball and its hash alone.
+	(cd "$tmp" && apt-get source --download-only "rdma-core=$debver") >&2 ||
+		log "apt-get source failed (tolerated, checking the tarball)"
+	[ -f "$tmp/rdma-core_$ver.orig.tar.gz" ] || {
+		rm -rf "$tmp"
+		die "apt-get source did not fetch rdma-core_$ver.orig.tar.gz"
+	}
+	echo "$sha256  $tmp/rdma-core_$ver.orig.tar.gz" |
+		sha256sum --check --status || {
+		log "got:      $(sha256sum "$tmp/rdma-core_$ver.orig.tar.gz")"
+		log "expected: $sha256"
+		rm -rf "$tmp"
+		die "SHA-256 MISMATCH for rdma-core_$ver.orig.tar.gz"
+	}
+	mkdir -p "$cache"
+	mv "$tmp/rdma-core_$ver.orig.tar.gz" "$tarball.part"
+	mv "$tarball.part" "$tarball"
+	chown "$(id -u):$(id -g)" "$tarball"
+	rm -rf "$tmp"
+}
+
+if ! tarball_ok; then
+	[ -f "$tarball" ] && { log "cached tarball fails its hash, refetching"; rm -f "$tarball"; }
+	fetch_tarball
+fi
+
+# 3. Unpack once.
+if [ ! -f "$src/.eri-unpacked" ]; then
+	log "unpacking into $src"
+	rm -rf "$src"
+	mkdir -p "$src"
+	tar -xzf "$tarball" -C "$src" --strip-components=1
+	touch "$src/.eri-unpacked"
+fi
+
+# 4. Our provider and ABI header, copied only when changed so that ninja
+# rebuilds only what changed.
+sync_file() {
+	if ! cmp -s "$1" "$2"; then
+		log "updating ${2#"$src"/}"
+		mkdir -p "$(dirname "$2")"
+		cp "$1" "$2"
+	fi
+}
+ours=$top/rdma-core/providers/eri
+[ -f "$ours/CMakeLists.txt" ] || die "no provider sources in $ours"
+while IFS= read -r -d '' f; do
+	sync_file "$f" "$src/providers/eri/${f#"$ours"/}"
+done < <(find "$ours" -type f -print0)
+while IFS= read -r -d '' f; do
+	[ -e "$ours/${f#"$src/providers/eri"/}" ] || {
+		log "removing stale ${f#"$src"/}"
+		rm -f "$f"
+	}
+done < <(find "$src/providers/eri" -type f -print0)
+sync_file "$top/include/uapi/rdma/eri-abi.h" "$src/kernel-headers/rdma/eri-abi.h"
+
+# add_subdirectory(providers/eri) right before the first provider, in the
+# same (sorted) block.
+cm=$src/CMakeLists.txt
+if ! grep -q '^add_subdirectory(providers/eri)' "$cm"; then
+	grep -q '^add_subdirectory(providers/efa)' "$cm" ||
+		die "cannot find the providers block in $cm"
+	log "adding providers/eri to CMakeLists.txt"
+	sed -i 's|^add_subdirectory(providers/efa)$|&\nadd_subdirectory(providers/eri)|' "$cm"
+fi
+
+# rdma/eri-abi.h next to rdma/efa-abi.h, in both lists that name it
+# (publish_internal_headers and rdma_kernel_provider_abi).
+kh=$src/kernel-headers/CMakeLists.txt
+if ! grep -q 'rdma/eri-abi\.h' "$kh"; then
+	[ "$(grep -c '^ *rdma/efa-abi\.h$' "$kh")" -ge 1 ] ||
+		die "cannot find rdma/efa-abi.h in $kh"
+	log "adding rdma/eri-abi.h to kernel-headers/CMakeLists.txt"
+	sed -i 's|^\( *\)rdma/efa-abi\.h$|&\n\1rdma/eri-abi.h|' "$kh"
+fi
+
+# 5. Configure once, then build and install incrementally.
+if [ ! -f "$build/build.ninja" ]; then
+	opts=()
+	if ! command -v cython3 >/dev/null 2>&1; then
+		opts+=(-DNO_PYVERBS=1)
+	fi
+	log "configuring in $build"
+	mkdir -p "$build"
+	(cd "$build" && cmake -GNinja \
+		-DCMAKE_INSTALL_PREFIX="$prefix" \
+		-DCMAKE_INSTALL_LIBDIR=lib \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DNO_MAN_PAGES=1 \
+		-DPYTHON_EXECUTABLE=/usr/bin/python3 \
+		"${opts[@]}" "$src") >&2
+fi
+log "building"
+ninja -C "$build" >&2
+log "installing into $prefix"
+if ! ninja -C "$build" install > "$build/install.log" 2>&1; then
+	cat "$build/install.log" >&2
+	die "ninja install failed"
+fi
+grep -v '^-- Up-to-date:' "$build/install.log" >&2 || true
+
+echo "$prefix"
