@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# check.sh: everything CI runs (make check).
+#
+# A list of named steps; each prints "PASS <name>", "FAIL <name>" (with the
+# tail of its output and the path of its full log) or "SKIP <name> (why)".
+# Full logs go to build/logs/<name>.log.  The last line of the run is
+# "N passed, N failed, N skipped"; the exit status is 0 only if nothing failed.
+#
+# Environment:
+#   ERI_CHECK_FLAVOURS  kernel flavours to build for (default "6.1 6.1-cloud 6.12")
+#   ERI_VM_FLAVOURS     flavours to run tests/vm/*.sh on (default "6.1 6.12 6.1-cloud")
+#   ERI_VM_TIMEOUT      per-test VM timeout in seconds (default 300)
+#   ERI_VM_TESTS        space-separated test scripts (default: the executable
+#                       tests/vm/*.sh; non-executable ones like lib.sh are helpers)
+set -euo pipefail
+# The whole script is one block, parsed before it runs: editing this file
+# while a run is in progress does not disturb that run.
+{
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
+export ERI_CACHE
+FLAVOURS=${ERI_CHECK_FLAVOURS:-"6.1 6.1-cloud 6.12"}
+VM_FLAVOURS=${ERI_VM_FLAVOURS:-"6.1 6.12 6.1-cloud"}
+VM_TIMEOUT=${ERI_VM_TIMEOUT:-300}
+logs=$top/build/logs
+rm -rf "$logs"
+mkdir -p "$logs"
+
+npass=0 nfail=0 nskip=0
+t_start=$SECONDS
+
+pass() { echo "PASS $1 ($2s)"; npass=$((npass + 1)); }
+skip() { echo "SKIP $1 ($2)"; nskip=$((nskip + 1)); }
+fail() {
+	local name=$1 log=$2 why=$3
+	echo "FAIL $name: $why"
+	if [ -s "$log" ]; then
+		echo "---- last lines of $log:"
+		tail -n 25 "$log" | sed 's/^/  | /'
+		echo "----"
+	fi
+	nfail=$((nfail + 1))
+}
+
+# run_step NAME CHECKER CMD...: runs CMD with output to build/logs/NAME.log;
+# then "CHECKER LOG" (if not "-") must succeed: it prints why it failed.
+run_step() {
+	local name=$1 checker=$2 log=$logs/$1.log rc t0=$SECONDS why
+	shift 2
+	echo "---- $name: $*" >&2
+	set +e
+	"$@" > "$log" 2>&1 < /dev/null
+	rc=$?
+	set -e
+	if [ $rc -ne 0 ]; then
+		fail "$name" "$log" "exit status $rc"
+		return 1
+	fi
+	if [ "$checker" != - ] && ! why=$("$checker" "$log"); then
+		fail "$name" "$log" "$why"
+		return 1
+	fi
+	pass "$name" $((SECONDS - t0))
+}
+
+# ------------------------------------------------------------------ checkers
+no_warnings() {
+	local n
+	n=$(grep -ci 'warning:' "$1" || true)
+	[ "$n" -eq 0 ] || { echo "$n compiler/modpost warning line(s):"; grep -i 'warning:' "$1" | head -n 10; return 1; }
+}
+
+# Sparse findings in our own files (kernel headers are not ours to fix).
+ours='(drivers/infiniband/(hw/eri|sw/eri_sim)/|include/linux/eri/|include/uapi/rdma/eri-abi\.h)'
+no_sparse_findings() {
+	local hits
+	hits=$(grep -E "${ours}[^:]*:[0-9]+:([0-9]+:)? (warning|error):" "$1" || true)
+	[ -z "$hits" ] || { echo "sparse findings:"; head -n 10 <<<"$hits"; return 1; }
+}
+
+# ------------------------------------------------------------------ steps
+build_modules() {
+	local ver=$1
+	shift
+	# W=1 warnings only show when a file compiles: drop our objects so that
+	# every run sees them all (a few files, a few seconds).
+	if [ -d "build/$ver" ]; then
+		find "build/$ver" \( -name '*.o' -o -name '*.ko' -o -name '.*.o.cmd' \) -delete
+	fi
+	scripts/build-modules.sh "/lib/modules/$ver/build" "build/$ver" "$@"
+}
+
+rdma_core_prefix=
+rdma_core() {
+	scripts/rdma-core.sh > "$logs/rdma-core.stdout"
+	rdma_core_prefix=$(tail -n1 "$logs/rdma-core.stdout")
+	cat "$logs/rdma-core.stdout"
+	[ -d "$rdma_core_prefix" ] || { echo "rdma-core.sh printed no prefix directory (got '$rdma_core_prefix')"; return 1; }
+}
+
+setup_ok=1
+run_step setup - scripts/setup.sh || setup_ok=0
+
+declare -A ver_of
+for fl in $FLAVOURS; do
+	if ! ver=$(scripts/kernel.sh version "$fl" 2>"$logs/version-$fl.log"); then
+		fail "version-$fl" "$logs/version-$fl.log" "cannot resolve flavour $fl"
+		continue
+	fi
+	ver_of[$fl]=$ver
+	if [ ! -d "/lib/modules/$ver/build" ]; then
+		fail "build-$fl" /dev/null "no headers at /lib/modules/$ver/build (setup failed?)"
+		continue
+	fi
+	run_step "build-$fl" no_warnings build_modules "$ver" W=1 || true
+	run_step "sparse-$fl" no_sparse_findings \
+		scripts/build-modules.sh "/lib/modules/$ver/build" "build/$ver" W=1 C=2 || true
+done
+
+run_step checkpatch - scripts/checkpatch.sh || true
+
+rdma_ok=0
+if [ -x scripts/rdma-core.sh ] || [ -f scripts/rdma-core.sh ]; then
+	# run in this shell so that rdma_core_prefix is set
+	t0=$SECONDS
+	echo "---- rdma-core: scripts/rdma-core.sh" >&2
+	if rdma_core > "$logs/rdma-core.log" 2>&1 < /dev/null; then
+		pass rdma-core $((SECONDS - t0))
+		rdma_ok=1
+	else
+		fail rdma-core "$logs/rdma-core.log" "scripts/rdma-core.sh failed"
+	fi
+else
+	skip rdma-core "scripts/rdma-core.sh does not exist yet"
+fi
+
+if [ -n "${ERI_VM_TESTS:-}" ]; then
+	read -r -a tests <<<"$ERI_VM_TESTS"
+else
+	# Executable scripts only: helpers such as tests/vm/lib.sh are sourced.
+	mapfile -t tests < <(find tests/vm -maxdepth 1 -name '*.sh' -type f -perm -u+x 2>/dev/null | sort)
+fi
+for fl in $VM_FLAVOURS; do
+	ver=${ver_of[$fl]:-}
+	[ -n "$ver" ] || ver=$(scripts/kernel.sh version "$fl" 2>/dev/null) || ver=
+	for t in "${tests[@]}"; do
+		name=vm-$(basename "$t" .sh)-$fl
+		if [ "$setup_ok" = 0 ] || [ -z "$ver" ]; then
+			skip "$name" "setup failed"
+			continue
+		fi
+		args=(--kernel "$fl" --timeout "$VM_TIMEOUT" --out "$logs/$name")
+		[ -d "build/$ver" ] && args+=(--modules "build/$ver")
+		[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
+		run_step "$name" - scripts/vm-run "${args[@]}" "$t" || true
+	done
+done
+
+echo "check: finished in $((SECONDS - t_start))s, logs in $logs"
+echo "$npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ]
+exit
+}
