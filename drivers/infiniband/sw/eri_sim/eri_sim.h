@@ -130,7 +130,7 @@ static inline u64 eri_sim_reg64(struct eri_sim_dev *sdev, u32 lo, u32 hi)
 
 /* eri_sim_regs.c */
 extern const struct eri_bus_ops eri_sim_bus_ops;
-void eri_sim_regs_init(struct eri_sim_dev *sdev);
+void eri_sim_dev_init(struct eri_sim_dev *sdev);
 void eri_sim_ctl_work(struct work_struct *work);
 void eri_sim_raise_irq(struct eri_sim_dev *sdev, u32 vector);
 void eri_sim_irq_work(struct work_struct *work);

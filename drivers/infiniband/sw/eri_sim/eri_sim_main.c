@@ -127,12 +127,7 @@ static struct eri_sim_dev *eri_sim_dev_alloc(struct net_device *ndev,
 		goto err_free_id;
 	}
 	strscpy(sdev->ibdev_name, ibdev_name, sizeof(sdev->ibdev_name));
-	eri_sim_regs_init(sdev);
-	spin_lock_init(&sdev->port_lock);
-	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
-	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
-	INIT_WORK(&sdev->irq_work, eri_sim_irq_work);
-	INIT_WORK(&sdev->port_work, eri_sim_port_work);
+	eri_sim_dev_init(sdev);
 
 	sdev->netdev = ndev;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);

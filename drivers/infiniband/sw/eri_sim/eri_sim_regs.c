@@ -155,7 +155,8 @@ void eri_sim_irq_work(struct work_struct *work)
 	}
 }
 
-void eri_sim_regs_init(struct eri_sim_dev *sdev)
+/* Power-on state of a device: registers, locks and work items. */
+void eri_sim_dev_init(struct eri_sim_dev *sdev)
 {
 	unsigned int i;
 
@@ -180,6 +181,11 @@ void eri_sim_regs_init(struct eri_sim_dev *sdev)
 	spin_lock_init(&sdev->aeq.lock);
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		spin_lock_init(&sdev->ceq[i].lock);
+	spin_lock_init(&sdev->port_lock);
+	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
+	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
+	INIT_WORK(&sdev->irq_work, eri_sim_irq_work);
+	INIT_WORK(&sdev->port_work, eri_sim_port_work);
 }
 
 /* Stop everything the driver configured; device context only. */
