@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of the software ERI device, driven only through its device
+ * interface: registers, rings in memory and interrupt vectors.  They cover
+ * enable with bad configurations, every admin command with malformed input,
+ * admin queue overrun, event queue owner bits, overflow and arming, the
+ * register file and the DMA address checks.
+ */
+#include <kunit/test.h>
+#include <linux/bitfield.h>
+#include <linux/io.h>
+#include <linux/slab.h>
+#include <asm/sections.h>
+
+#include "eri_sim.h"
+
+#define T_AQ_DEPTH_LOG	3
+#define T_EQ_DEPTH_LOG	2
+
+struct eri_sim_test {
+	struct eri_sim_dev *sdev;
+	u8 *sq;
+	struct eri_aq_cqe *cq;
+	struct eri_aeqe *aeq;
+	struct eri_ceqe *ceq;
+	struct eri_dbrec *dbrecs;	/* [0] AEQ, [1] CEQ */
+	void *resp;
+	u16 pi;
+	u16 cq_ci;
+	atomic_t irqs[ERI_SIM_NUM_VECTORS];
+};
+
+static void t_write(struct eri_sim_test *t, u32 off, u32 val)
+{
+	eri_sim_bus_ops.reg_write32(&t->sdev->bus, off, val);
+}
+
+static u32 t_read(struct eri_sim_test *t, u32 off)
+{
+	return eri_sim_bus_ops.reg_read32(&t->sdev->bus, off);
+}
+
+static void t_write64(struct eri_sim_test *t, u32 lo, u32 hi, u64 val)
+{
+	t_write(t, lo, lower_32_bits(val));
+	t_write(t, hi, upper_32_bits(val));
+}
+
+static irqreturn_t t_irq(int vector, void *data)
+{
+	struct eri_sim_test *t = data;
+
+	atomic_inc(&t->irqs[vector]);
+	return IRQ_HANDLED;
+}
+
+static void t_sync(struct eri_sim_test *t)
+{
+	flush_workqueue(t->sdev->wq);
+	/* Interrupts raised by the work just run. */
+	flush_workqueue(t->sdev->wq);
+}
+
+static void t_program(struct eri_sim_test *t)
+{
+	t_write64(t, ERI_REG_AQ_SQ_BASE_LO, ERI_REG_AQ_SQ_BASE_HI,
+		  virt_to_phys(t->sq));
+	t_write64(t, ERI_REG_AQ_CQ_BASE_LO, ERI_REG_AQ_CQ_BASE_HI,
+		  virt_to_phys(t->cq));
+	t_write(t, ERI_REG_AQ_DEPTH_LOG, T_AQ_DEPTH_LOG);
+	t_write64(t, ERI_REG_AEQ_BASE_LO, ERI_REG_AEQ_BASE_HI,
+		  virt_to_phys(t->aeq));
+	t_write64(t, ERI_REG_AEQ_DBREC_LO, ERI_REG_AEQ_DBREC_HI,
+		  virt_to_phys(&t->dbrecs[0]));
+	t_write(t, ERI_REG_AEQ_DEPTH_LOG, T_EQ_DEPTH_LOG);
+}
+
+static int eri_sim_test_init(struct kunit *test)
+{
+	struct eri_sim_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct eri_sim_dev *sdev;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	t->sdev = sdev;
+	eri_sim_dev_init(sdev);
+	sdev->wq = alloc_ordered_workqueue("eri_sim_kunit", 0);
+	KUNIT_ASSERT_NOT_NULL(test, sdev->wq);
+
+	t->sq = kunit_kzalloc(test, ERI_AQ_SQE_SIZE << T_AQ_DEPTH_LOG,
+			      GFP_KERNEL);
+	t->cq = kunit_kzalloc(test, ERI_AQ_CQE_SIZE << T_AQ_DEPTH_LOG,
+			      GFP_KERNEL);
+	t->aeq = kunit_kzalloc(test, sizeof(*t->aeq) << T_EQ_DEPTH_LOG,
+			       GFP_KERNEL);
+	t->ceq = kunit_kzalloc(test, sizeof(*t->ceq) << T_EQ_DEPTH_LOG,
+			       GFP_KERNEL);
+	t->dbrecs = kunit_kzalloc(test, 2 * sizeof(*t->dbrecs), GFP_KERNEL);
+	t->resp = kunit_kzalloc(test, sizeof(struct eri_aq_device_attr),
+				GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, t->sq && t->cq && t->aeq && t->ceq &&
+			  t->dbrecs && t->resp);
+	KUNIT_ASSERT_EQ(test, eri_sim_bus_ops.request_irq(&sdev->bus, 0, t_irq,
+							  t), 0);
+	KUNIT_ASSERT_EQ(test, eri_sim_bus_ops.request_irq(&sdev->bus, 1, t_irq,
+							  t), 0);
+	test->priv = t;
+	return 0;
+}
+
+static void eri_sim_test_exit(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_RESET);
+	t_sync(t);
+	eri_sim_bus_ops.free_irq(&t->sdev->bus, 0);
+	eri_sim_bus_ops.free_irq(&t->sdev->bus, 1);
+	destroy_workqueue(t->sdev->wq);
+}
+
+static void t_enable(struct kunit *test, struct eri_sim_test *t)
+{
+	t_program(t);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_ENABLE);
+	t_sync(t);
+	KUNIT_ASSERT_EQ(test, t_read(t, ERI_REG_DEV_STS),
+			(u32)ERI_REG_DEV_STS_READY);
+}
+
+/* Submit one command and return its completion status. */
+static u8 t_exec(struct kunit *test, struct eri_sim_test *t, void *cmd)
+{
+	struct eri_aq_cmd_hdr *hdr = cmd;
+	u16 cookie = 0x100 + t->pi;
+	struct eri_aq_cqe *cqe;
+	u32 val, owner, got;
+
+	/* Commands are reused: replace the previous cookie. */
+	hdr->hdr &= ~cpu_to_le32(ERI_AQ_CMD_HDR_COOKIE);
+	hdr->hdr |= cpu_to_le32(FIELD_PREP(ERI_AQ_CMD_HDR_COOKIE, cookie));
+	memcpy(t->sq + eri_ring_slot(t->pi, T_AQ_DEPTH_LOG) * ERI_AQ_SQE_SIZE,
+	       cmd, ERI_AQ_SQE_SIZE);
+	t->pi++;
+	t_write(t, ERI_REG_AQ_SQ_DB, t->pi);
+	t_sync(t);
+
+	cqe = &t->cq[eri_ring_slot(t->cq_ci, T_AQ_DEPTH_LOG)];
+	val = le32_to_cpu(cqe->hdr);
+	owner = FIELD_GET(ERI_AQ_CQE_HDR_OWNER, val);
+	got = FIELD_GET(ERI_AQ_CQE_HDR_COOKIE, val);
+	KUNIT_EXPECT_EQ(test, owner, eri_ring_owner(t->cq_ci, T_AQ_DEPTH_LOG));
+	KUNIT_EXPECT_EQ(test, got, cookie);
+	t->cq_ci++;
+	return FIELD_GET(ERI_AQ_CQE_HDR_STATUS, val);
+}
+
+static __le32 t_hdr(enum eri_aq_opcode op)
+{
+	return cpu_to_le32(FIELD_PREP(ERI_AQ_CMD_HDR_OPCODE, op));
+}
+
+static u8 t_create_eq(struct kunit *test, struct eri_sim_test *t, u32 eqn,
+		      u64 ring, u32 depth_log, u32 vector)
+{
+	struct eri_aq_create_eq_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_EQ),
+		.ring_addr = cpu_to_le64(ring),
+		.dbrec_addr = cpu_to_le64(virt_to_phys(&t->dbrecs[1])),
+		.eqn = cpu_to_le32(eqn),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_EQ_DEPTH_LOG,
+					      depth_log) |
+				   FIELD_PREP(ERI_AQ_CREATE_EQ_VECTOR, vector)),
+	};
+
+	return t_exec(test, t, &cmd);
+}
+
+/* An address no RAM backs. */
+#define T_NOT_RAM	BIT_ULL(51)
+
+static void eri_sim_test_enable(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_REG_VERSION_MAJOR,
+					t_read(t, ERI_REG_VERSION)),
+			ERI_SPEC_VERSION_MAJOR);
+
+	/* Admin queue depth out of range. */
+	t_program(t);
+	t_write(t, ERI_REG_AQ_DEPTH_LOG, ERI_SIM_MAX_AQ_DEPTH_LOG + 1);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_ENABLE);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_DEV_STS),
+			(u32)(ERI_REG_DEV_STS_FATAL |
+			      FIELD_PREP(ERI_REG_DEV_STS_ERR,
+					 ERI_DEV_ERR_BAD_AQ_CONFIG)));
+
+	/* FATAL sticks until a reset. */
+	t_program(t);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_ENABLE);
+	t_sync(t);
+	KUNIT_EXPECT_TRUE(test, t_read(t, ERI_REG_DEV_STS) &
+				ERI_REG_DEV_STS_FATAL);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_RESET);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_DEV_STS), 0U);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_DEV_CTL), 0U);
+
+	/* Admin ring not in RAM. */
+	t_program(t);
+	t_write64(t, ERI_REG_AQ_SQ_BASE_LO, ERI_REG_AQ_SQ_BASE_HI, T_NOT_RAM);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_ENABLE);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_REG_DEV_STS_ERR,
+					t_read(t, ERI_REG_DEV_STS)),
+			ERI_DEV_ERR_BAD_AQ_CONFIG);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_RESET);
+	KUNIT_EXPECT_TRUE(test, t_read(t, ERI_REG_DEV_STS) &
+				ERI_REG_DEV_STS_RESETTING);
+
+	/* Reset and enable written back to back: both happen, in order. */
+	t_program(t);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_ENABLE);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_DEV_STS),
+			(u32)ERI_REG_DEV_STS_READY);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_RESET);
+	t_sync(t);
+
+	/* AEQ doorbell record not in RAM. */
+	t_program(t);
+	t_write64(t, ERI_REG_AEQ_DBREC_LO, ERI_REG_AEQ_DBREC_HI, T_NOT_RAM);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_ENABLE);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_REG_DEV_STS_ERR,
+					t_read(t, ERI_REG_DEV_STS)),
+			ERI_DEV_ERR_BAD_AEQ_CONFIG);
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_RESET);
+	t_sync(t);
+
+	t_enable(test, t);
+}
+
+static void eri_sim_test_admin(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct eri_aq_query_device_cmd qd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_QUERY_DEVICE),
+		.resp_len = cpu_to_le32(sizeof(struct eri_aq_device_attr)),
+	};
+	struct eri_aq_query_port_cmd qp = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_QUERY_PORT),
+		.port = cpu_to_le32(2),
+	};
+	struct eri_aq_destroy_eq_cmd de = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_DESTROY_EQ),
+		.eqn = cpu_to_le32(1),
+	};
+	struct eri_aq_cmd_hdr bad = { .hdr = t_hdr(0xee) };
+	struct eri_aq_device_attr *attr = t->resp;
+	u64 ceq = virt_to_phys(t->ceq);
+	unsigned int i;
+
+	t_enable(test, t);
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &bad), ERI_AQ_STS_BAD_OPCODE);
+
+	qd.resp_addr = cpu_to_le64(T_NOT_RAM);
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &qd), ERI_AQ_STS_DMA_ERR);
+	qd.resp_addr = cpu_to_le64(virt_to_phys(t->resp));
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &qd), ERI_AQ_STS_OK);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(attr->max_qp), 16384U);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(attr->max_mtu), 4096);
+
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &qp), ERI_AQ_STS_BAD_PARAM);
+	qp.port = cpu_to_le32(1);
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &qp), ERI_AQ_STS_OK);
+
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, ERI_SIM_MAX_CEQS, ceq,
+					  T_EQ_DEPTH_LOG, 1),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, 1, ceq, T_EQ_DEPTH_LOG,
+					  ERI_MGMT_VECTOR),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, 1, ceq, T_EQ_DEPTH_LOG,
+					  ERI_SIM_NUM_VECTORS),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, 1, T_NOT_RAM,
+					  T_EQ_DEPTH_LOG, 1),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, 1, ceq, 0, 1),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, 1, ceq,
+					  ERI_RING_MAX_DEPTH_LOG + 1, 1),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &de), ERI_AQ_STS_NOT_FOUND);
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, 1, ceq, T_EQ_DEPTH_LOG, 1),
+			ERI_AQ_STS_OK);
+	KUNIT_EXPECT_EQ(test, t_create_eq(test, t, 1, ceq, T_EQ_DEPTH_LOG, 1),
+			ERI_AQ_STS_EXISTS);
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &de), ERI_AQ_STS_OK);
+	de.eqn = cpu_to_le32(~0U);
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &de), ERI_AQ_STS_BAD_PARAM);
+
+	/* More commands than the ring holds, one at a time: owner bits wrap. */
+	for (i = 0; i < 2 << T_AQ_DEPTH_LOG; i++)
+		KUNIT_EXPECT_EQ(test, t_exec(test, t, &bad),
+				ERI_AQ_STS_BAD_OPCODE);
+	KUNIT_EXPECT_GT(test, atomic_read(&t->irqs[ERI_MGMT_VECTOR]), 0);
+}
+
+/* A doorbell further ahead than the ring is deep stops the device. */
+static void eri_sim_test_aq_overrun(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+
+	t_enable(test, t);
+	t_write(t, ERI_REG_AQ_SQ_DB, (1 << T_AQ_DEPTH_LOG) + 1);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_DEV_STS),
+			(u32)(ERI_REG_DEV_STS_FATAL |
+			      FIELD_PREP(ERI_REG_DEV_STS_ERR,
+					 ERI_DEV_ERR_BAD_AQ_CONFIG)));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(t->cq[0].hdr), 0U);
+}
+
+static void t_ceq_db(struct eri_sim_test *t, u16 ci, bool arm)
+{
+	t->dbrecs[1].val = cpu_to_le64(ci);
+	t_write(t, ERI_REG_CEQ_DB(1), ci | (arm ? ERI_EQ_DB_ARM : 0));
+}
+
+static void eri_sim_test_eq(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u32 depth = 1 << T_EQ_DEPTH_LOG;
+	struct eri_aeqe *ae = &t->aeq[0];
+	unsigned int i;
+
+	t_enable(test, t);
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 1, virt_to_phys(t->ceq),
+					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
+	KUNIT_EXPECT_EQ(test, eri_sim_ceq_post(t->sdev, 2, 7), -ENODEV);
+
+	/* Not armed: no interrupt. */
+	for (i = 0; i < depth; i++)
+		KUNIT_EXPECT_EQ(test, eri_sim_ceq_post(t->sdev, 1, 100 + i), 0);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->irqs[1]), 0);
+	for (i = 0; i < depth; i++) {
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(t->ceq[i].hdr), 1U);
+		KUNIT_EXPECT_EQ(test, le32_to_cpu(t->ceq[i].cqn), 100 + i);
+	}
+
+	/* Full: the event is dropped and the AEQ says so. */
+	KUNIT_EXPECT_EQ(test, eri_sim_ceq_post(t->sdev, 1, 200), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, t->sdev->ceq[1].overflows, 1ULL);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_AEQE_HDR_TYPE,
+					le32_to_cpu(ae->hdr)),
+			ERI_AEQE_CEQ_OVERFLOW);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_AEQE_HDR_OWNER,
+					le32_to_cpu(ae->hdr)), 1);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ae->subject), 1U);
+
+	/* Arming with entries unconsumed interrupts at once. */
+	t_ceq_db(t, 1, true);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->irqs[1]), 1);
+
+	/* Consumed all: arm, then the next event interrupts once. */
+	t_ceq_db(t, depth, true);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->irqs[1]), 1);
+	KUNIT_EXPECT_EQ(test, eri_sim_ceq_post(t->sdev, 1, 300), 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_ceq_post(t->sdev, 1, 301), 0);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->irqs[1]), 2);
+	/* Second pass over the ring: owner bit 0. */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(t->ceq[0].hdr), 0U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(t->ceq[0].cqn), 300U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(t->ceq[1].cqn), 301U);
+
+	/* After a reset the device writes nothing. */
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_RESET);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, eri_sim_ceq_post(t->sdev, 1, 400), -ENODEV);
+}
+
+static void eri_sim_test_regs(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u32 version = t_read(t, ERI_REG_VERSION);
+
+	t_write(t, ERI_REG_VERSION, 0xdead);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_VERSION), version);
+	t_write(t, ERI_REG_DEV_STS, ERI_REG_DEV_STS_READY);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_DEV_STS), 0U);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REGS_SIZE), ~0U);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_VERSION + 1), ~0U);
+	t_write(t, ERI_REG_AQ_DEPTH_LOG + 2, 5);
+	KUNIT_EXPECT_EQ(test, t_read(t, ERI_REG_AQ_DEPTH_LOG), 0U);
+	t_write(t, ERI_REGS_SIZE + 4, 5);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_REG_CAPS_NUM_VECTORS,
+					t_read(t, ERI_REG_CAPS)),
+			ERI_SIM_NUM_VECTORS);
+	KUNIT_EXPECT_EQ(test, eri_sim_bus_ops.request_irq(&t->sdev->bus, 1,
+							  t_irq, t), -EBUSY);
+	KUNIT_EXPECT_EQ(test,
+			eri_sim_bus_ops.request_irq(&t->sdev->bus,
+						    ERI_SIM_NUM_VECTORS,
+						    t_irq, t), -EINVAL);
+}
+
+static void eri_sim_test_dma(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u64 pa = virt_to_phys(t->sq);
+
+	KUNIT_EXPECT_PTR_EQ(test, eri_sim_dma_ptr(t->sdev, pa, 64),
+			    (void *)t->sq);
+	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, pa, 0));
+	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, ~0ULL - 8, 64));
+	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, T_NOT_RAM, 8));
+	/* The kernel image is not memory a device may be handed. */
+	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev,
+						virt_to_phys(_text), 8));
+}
+
+static struct kunit_case eri_sim_test_cases[] = {
+	KUNIT_CASE(eri_sim_test_enable),
+	KUNIT_CASE(eri_sim_test_admin),
+	KUNIT_CASE(eri_sim_test_aq_overrun),
+	KUNIT_CASE(eri_sim_test_eq),
+	KUNIT_CASE(eri_sim_test_regs),
+	KUNIT_CASE(eri_sim_test_dma),
+	{}
+};
+
+static struct kunit_suite eri_sim_test_suite = {
+	.name = "eri_sim",
+	.init = eri_sim_test_init,
+	.exit = eri_sim_test_exit,
+	.test_cases = eri_sim_test_cases,
+};
+
+kunit_test_suite(eri_sim_test_suite);
