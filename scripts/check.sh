@@ -127,6 +127,7 @@ for fl in $FLAVOURS; do
 done
 
 run_step checkpatch - scripts/checkpatch.sh || true
+run_step layering - scripts/check-layering.sh || true
 
 rdma_ok=0
 if [ -x scripts/rdma-core.sh ] || [ -f scripts/rdma-core.sh ]; then
