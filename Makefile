@@ -7,6 +7,7 @@
 #   make KDIR=/path      ... against any kernel build tree
 #   make check           everything CI runs (see scripts/check.sh)
 #   make demo            boot a VM and show ibv_devinfo -v for eri0
+#   make kunit           run the KUnit suites (kunit.py, Debian's 6.12 source)
 #
 # Slow artefacts (kernel images, rdma-core) live in $(ERI_CACHE).
 
@@ -40,6 +41,9 @@ check:
 
 demo:
 	scripts/demo.sh
+
+kunit:
+	scripts/kunit.sh $(KUNIT_VERSIONS)
 
 clean:
 	rm -rf build

@@ -129,6 +129,11 @@ done
 run_step checkpatch - scripts/checkpatch.sh || true
 run_step layering - scripts/check-layering.sh || true
 
+# KUnit (kunit.py in QEMU) on the kernel sources that matter: 6.12 always.
+for v in ${ERI_KUNIT_VERSIONS:-6.12}; do
+	run_step "kunit-$v" - scripts/kunit.sh "$v" || true
+done
+
 rdma_ok=0
 if [ -x scripts/rdma-core.sh ] || [ -f scripts/rdma-core.sh ]; then
 	# run in this shell so that rdma_core_prefix is set
