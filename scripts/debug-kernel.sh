@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# debug-kernel.sh [--rebuild]   build (or reuse) the ERI debug kernel; the
+#                               release is printed on the last line
+#
+# Source: linux-source-6.12 prepared by scripts/kernel-tree.sh.  Config: x86_64
+# defconfig + the fragments scripts/kconfig/*.config (KASAN, lockdep, kmemleak,
+# UBSAN, debugobjects, fault injection, KUnit framework, what the VM harness
+# needs).  ERI itself is not in this kernel: it is built out of tree against it.
+#
+# Paths (ERI_CACHE defaults to /var/cache/eri):
+#   $ERI_CACHE/debug-kernel/6.12/build/      kbuild output dir (O=), kept, so a
+#                                            rebuild is incremental; also KDIR
+#   $ERI_CACHE/debug-kernel/6.12/build.log   log of the last make
+#   $ERI_CACHE/kernels/<release>/            laid out like scripts/kernel.sh's
+#       vmlinuz config System.map .package .complete lib/modules/<release>/
+#       build -> the kbuild output dir (as is lib/modules/<release>/build)
+#
+# A second run is a no-op when the package version and the fragments are
+# unchanged (key in .eri-key); --rebuild runs make anyway.  JOBS (default:
+# nproc) sets make -j.
+set -euo pipefail
+
+ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VERSION=6.12
+JOBS=${JOBS:-$(nproc)}
+FRAGMENTS=(debug.config vm.config kunit.config trim.config)
+
+die() { echo "debug-kernel.sh: $*" >&2; exit 1; }
+log() { echo "debug-kernel.sh: $*" >&2; }
+
+REBUILD=0
+case ${1:-} in
+"") ;;
+--rebuild) REBUILD=1 ;;
+*) sed -n '3,23s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
+
+SRC=$("$REPO/scripts/kernel-tree.sh" "$VERSION")
+PKGVER=$(cat "$SRC/.eri-pkgversion")
+WORK=$ERI_CACHE/debug-kernel/$VERSION
+B=$WORK/build
+mkdir -p "$WORK"
+exec 8>"$WORK/.lock"
+flock -n 8 || { log "another debug-kernel.sh holds $WORK/.lock; waiting"; flock 8; }
+
+frag_paths=()
+for f in "${FRAGMENTS[@]}"; do frag_paths+=("$REPO/scripts/kconfig/$f"); done
+
+# What the kernel depends on: the source package and the fragments (ERI's own
+# sources are not compiled into it).
+KEY=$( { echo "$PKGVER"; echo "${FRAGMENTS[*]}"; cat "${frag_paths[@]}"; } |
+	sha256sum | cut -c1-16)
+
+release() { make -s -C "$SRC" O="$B" kernelrelease; }
+
+if [ "$REBUILD" = 0 ] && [ -f "$B/.eri-key" ] && [ "$(cat "$B/.eri-key")" = "$KEY" ]; then
+	rel=$(release)
+	out=$ERI_CACHE/kernels/$rel
+	if [ -f "$out/.complete" ] && [ "$(cat "$out/.eri-key" 2>/dev/null)" = "$KEY" ]; then
+		log "up to date: $out (key $KEY)"
+		echo "$rel"
+		exit 0
+	fi
+fi
+
+# A new package version means a re-unpacked tree: start the build dir afresh.
+if [ -f "$B/.eri-pkgversion" ] && [ "$(cat "$B/.eri-pkgversion")" != "$PKGVER" ]; then
+	log "source package changed: wiping $B"
+	rm -rf "$B"
+fi
+mkdir -p "$B"
+echo "$PKGVER" > "$B/.eri-pkgversion"
+
+LOG=$WORK/build.log
+: > "$LOG"
+t0=$(date +%s)
+log "configuring in $B (log: $LOG)"
+{
+	make -C "$SRC" O="$B" x86_64_defconfig
+	# -m: merge only; the make below runs olddefconfig on the result
+	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$B" "$B/.config" "${frag_paths[@]}"
+} >> "$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; die "configuration failed"; }
+
+log "building bzImage and modules with -j$JOBS (log: $LOG)"
+make -C "$SRC" O="$B" -j"$JOBS" olddefconfig bzImage modules >> "$LOG" 2>&1 ||
+	{ tail -n 40 "$LOG" >&2; die "build failed, see $LOG"; }
+t1=$(date +%s)
+log "build took $((t1 - t0)) s"
+
+# Every value the fragments ask for must have survived olddefconfig; a symbol
+# the fragments set that this kernel does not know is reported, not fatal.
+bad=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*) sym=${line%%=*}; want=$line ;;
+	"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want=$line ;;
+	*) continue ;;
+	esac
+	got=$(grep -E "^($sym=|# $sym is not set)" "$B/.config" || true)
+	if [ -z "$got" ]; then
+		case $want in
+		"#"*) ;; # unset and unknown: same thing
+		*) log "warning: $sym unknown to this kernel (wanted: $want)" ;;
+		esac
+	elif [ "$got" != "$want" ]; then
+		log "warning: $want did not stick (got: $got)"
+		bad=1
+	fi
+done < <(cat "${frag_paths[@]}")
+[ "$bad" = 0 ] || log "some fragment values were overridden by Kconfig dependencies (see above)"
+
+rel=$(release)
+out=$ERI_CACHE/kernels/$rel
+mkdir -p "$ERI_CACHE/kernels"
+stage=$(mktemp -d "$ERI_CACHE/kernels/.stage-$rel.XXXXXX")
+trap 'rm -rf "${stage:-}"' EXIT
+make -C "$SRC" O="$B" INSTALL_MOD_PATH="$stage" modules_install >> "$LOG" 2>&1 ||
+	{ tail -n 20 "$LOG" >&2; die "modules_install failed"; }
+[ -d "$stage/lib/modules/$rel" ] || die "modules_install made no lib/modules/$rel"
+cp "$B/arch/x86/boot/bzImage" "$stage/vmlinuz"
+cp "$B/.config" "$stage/config"
+cp "$B/System.map" "$stage/System.map"
+# KDIR for out-of-tree builds: the kbuild output dir itself.
+ln -sfn "$B" "$stage/lib/modules/$rel/build"
+ln -sfn "$B" "$stage/build"
+echo "linux-source-$VERSION $PKGVER + scripts/kconfig/{${FRAGMENTS[*]}} (debug-kernel.sh)" > "$stage/.package"
+echo "$KEY" > "$stage/.eri-key"
+touch "$stage/.complete"
+rm -rf "$out"
+mv "$stage" "$out"
+trap - EXIT
+echo "$KEY" > "$B/.eri-key"
+log "installed $out ($(du -sh "$out/lib/modules/$rel" | cut -f1) of modules; total $(( $(date +%s) - t0 )) s)"
+echo "$rel"
