@@ -8,6 +8,7 @@
 #   make check           everything CI runs (see scripts/check.sh)
 #   make demo            boot a VM and show ibv_devinfo -v for eri0
 #   make kunit           run the KUnit suites (kunit.py, Debian's 6.12 source)
+#   make bench           ERI vs rdma_rxe, siw and TCP in one VM (QUICK=1: under ten minutes)
 #
 # Slow artefacts (kernel images, rdma-core) live in $(ERI_CACHE).
 
@@ -44,6 +45,9 @@ demo:
 
 kunit:
 	scripts/kunit.sh $(KUNIT_VERSIONS)
+
+bench: setup modules
+	scripts/bench.sh $(if $(filter 1 y yes true,$(QUICK)),--quick) --kernel $(KFLAVOUR) $(BENCH_ARGS)
 
 clean:
 	rm -rf build

@@ -1,0 +1,762 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Guest side of the ERI benchmark (run by tests/bench/guest.sh under vm-run).
+
+Every contender gets its own veth pair in the initial network namespace
+(rdma_rxe on 6.1 works only there), one address on each end:
+
+    198.18.N.1/32 on bench-<c>-a  <== veth ==>  bench-<c>-b with 198.18.N.2/32
+
+Both addresses are local, so by default the kernel would deliver A->B over
+lo (and rdma_rxe would short-circuit it).  Policy routing sends locally
+generated traffic across the pair instead: the `local` table moves from
+priority 0 to 100, and at priority 10 rules "iif lo to B" and "iif lo to A"
+select per-contender tables whose only route leaves through the opposite end
+(A's end for B, B's end for A), with permanent neighbour entries for the
+peer's MAC.  Arriving packets (iif is the veth) skip those rules and meet
+the `local` table: delivered.  accept_local=1 and rp_filter=0 let a packet
+whose source is a local address in.  Every veth end has the same netem qdisc
+(both directions impaired alike), and the veth's packet and byte counters
+are read before and after every run and stored with it: a run whose bytes did
+not cross the link is marked invalid, never counted.
+
+Contenders are alternated inside each cell (order rotated per repeat), so
+drift hits all of them alike.  Every run has a timeout; a failure or a
+timeout is recorded with its reason and the harness moves on.  Results are
+appended to OUT/runs.jsonl as they happen (one JSON object per run).
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+CONTENDERS = {
+    # name: (subnet index, kind)
+    "eri": (1, "rdma"),
+    "rxe": (2, "rdma"),
+    "siw": (3, "rdma"),
+    "tcp": (4, "tcp"),
+}
+
+KIB = 1024
+MIB = 1024 * 1024
+
+GRIDS = {
+    "quick": {
+        "lat_ops": ["send"],
+        "lat_sizes": [64, 4 * KIB],
+        "lat_iters": 200,
+        "bw_ops": ["write"],
+        "bw_sizes": [64, 64 * KIB],
+        "bw_qps": [1],
+        # Bandwidth runs move bw_bytes per QP: iterations = bw_bytes / size,
+        # clamped to [bw_min_iters, bw_max_iters].
+        "bw_bytes": 2 * MIB, "bw_min_iters": 8, "bw_max_iters": 2000,
+        "tcp_lat_secs": 3,
+        "conditions": ["loss0", "loss1"],
+        "repeats": 3,
+        "lat_timeout": 25, "bw_timeout": 25,
+    },
+    "full": {
+        "lat_ops": ["send", "write", "read"],
+        "lat_sizes": [2, 64, 1 * KIB, 4 * KIB, 16 * KIB, 64 * KIB],
+        "lat_iters": 1000,
+        "bw_ops": ["write", "read", "send"],
+        "bw_sizes": [64, 1 * KIB, 4 * KIB, 64 * KIB, 1 * MIB, 4 * MIB],
+        "bw_qps": [1, 4],
+        "bw_bytes": 16 * MIB, "bw_min_iters": 8, "bw_max_iters": 50000,
+        "tcp_lat_secs": 6,
+        "conditions": ["loss0", "loss0.1", "loss1", "loss5",
+                       "delay250", "loss1+delay250"],
+        "repeats": 3,
+        "lat_timeout": 90, "bw_timeout": 120,
+    },
+}
+
+# name -> netem arguments (applied on every veth end, i.e. each direction).
+CONDITIONS = {
+    "loss0": [],
+    "loss0.1": ["loss", "0.1%"],
+    "loss1": ["loss", "1%"],
+    "loss5": ["loss", "5%"],
+    "delay250": ["delay", "250us", "50us"],
+    "loss1+delay250": ["loss", "1%", "delay", "250us", "50us"],
+}
+
+OUT = None
+T0 = time.monotonic()
+DEADLINE = None
+
+
+def log(msg):
+    print("bench: [%6.1fs] %s" % (time.monotonic() - T0, msg), flush=True)
+
+
+def sh(cmd, check=True, timeout=30):
+    """Run a setup command; returns (rc, output)."""
+    if isinstance(cmd, str):
+        cmd = shlex.split(cmd)
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        if check:
+            raise RuntimeError("timeout: %s" % " ".join(cmd))
+        return 124, "timeout"
+    if check and p.returncode != 0:
+        raise RuntimeError("%s: %s" % (" ".join(cmd), p.stdout.strip()))
+    return p.returncode, p.stdout
+
+
+def write_sysctl(path, value):
+    try:
+        with open("/proc/sys/" + path.replace(".", "/"), "w") as f:
+            f.write(str(value))
+    except OSError as e:
+        log("sysctl %s=%s: %s" % (path, value, e))
+
+
+def ends(c):
+    return "bench-%s-a" % c, "bench-%s-b" % c
+
+
+def addrs(c):
+    n = CONTENDERS[c][0]
+    return "198.18.%d.1" % n, "198.18.%d.2" % n
+
+
+def mac_of(dev):
+    with open("/sys/class/net/%s/address" % dev) as f:
+        return f.read().strip()
+
+
+def counters(dev):
+    d = {}
+    for k in ("tx_packets", "rx_packets", "tx_bytes", "rx_bytes", "tx_dropped",
+              "rx_dropped"):
+        try:
+            with open("/sys/class/net/%s/statistics/%s" % (dev, k)) as f:
+                d[k] = int(f.read())
+        except OSError:
+            d[k] = None
+    return d
+
+
+def link_snapshot(c):
+    a, b = ends(c)
+    return {"a": counters(a), "b": counters(b), "lo": counters("lo")}
+
+
+def link_delta(before, after):
+    out = {}
+    for side in before:
+        out[side] = {k: (after[side][k] - before[side][k])
+                     if after[side][k] is not None and before[side][k] is not None
+                     else None for k in before[side]}
+    return out
+
+
+def proc_stat():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + v[4]
+    return sum(v), idle
+
+
+def cpu_delta(s0, s1, wall):
+    tot = s1[0] - s0[0]
+    idle = s1[1] - s0[1]
+    hz = os.sysconf("SC_CLK_TCK")
+    ncpu = os.cpu_count() or 1
+    busy = max(tot - idle, 0)
+    return {"busy_pct": round(100.0 * busy / tot, 1) if tot > 0 else None,
+            "busy_cpu_s": round(busy / hz, 3), "wall_s": round(wall, 3),
+            "ncpu": ncpu}
+
+
+# ------------------------------------------------------------------ topology
+def setup_topology(names):
+    write_sysctl("net.ipv4.conf.all.rp_filter", 0)
+    write_sysctl("net.ipv4.conf.default.rp_filter", 0)
+    write_sysctl("net.ipv4.conf.all.accept_local", 1)
+    # Move the local table behind our rules (priority 0 -> 100).
+    rc, rules = sh("ip rule show", check=False)
+    if not re.search(r"^100:\s+from all lookup local", rules, re.M):
+        sh("ip rule add pref 100 lookup local")
+    if re.search(r"^0:\s+from all lookup local", rules, re.M):
+        sh("ip rule del pref 0 lookup local")
+    topo = {}
+    for c in names:
+        n = CONTENDERS[c][0]
+        a, b = ends(c)
+        ipa, ipb = addrs(c)
+        sh("ip link del %s" % a, check=False)
+        sh("ip link add %s type veth peer name %s" % (a, b))
+        for d in (a, b):
+            write_sysctl("net.ipv6.conf.%s.disable_ipv6" % d, 1)
+            write_sysctl("net.ipv4.conf.%s.rp_filter" % d, 0)
+            write_sysctl("net.ipv4.conf.%s.accept_local" % d, 1)
+            sh("ip link set %s up" % d)
+        sh("ip addr add %s/32 dev %s" % (ipa, a))
+        sh("ip addr add %s/32 dev %s" % (ipb, b))
+        ta, tb = 1000 + 2 * n, 1001 + 2 * n
+        # Traffic to B leaves through A's end, traffic to A through B's end.
+        sh("ip route replace %s dev %s src %s table %d" % (ipb, a, ipa, ta))
+        sh("ip route replace %s dev %s src %s table %d" % (ipa, b, ipb, tb))
+        sh("ip rule add pref 10 iif lo to %s lookup %d" % (ipb, ta))
+        sh("ip rule add pref 10 iif lo to %s lookup %d" % (ipa, tb))
+        sh("ip neigh replace %s lladdr %s dev %s nud permanent" % (ipb, mac_of(b), a))
+        sh("ip neigh replace %s lladdr %s dev %s nud permanent" % (ipa, mac_of(a), b))
+        _, ra = sh("ip route get %s from %s" % (ipb, ipa), check=False)
+        _, rb = sh("ip route get %s from %s" % (ipa, ipb), check=False)
+        topo[c] = {"ends": [a, b], "addrs": [ipa, ipb],
+                   "route_a_to_b": ra.strip(), "route_b_to_a": rb.strip()}
+    return topo
+
+
+def path_check(c):
+    """Ping A->B; the packets must show on the veth, not on lo."""
+    ipa, ipb = addrs(c)
+    s0 = link_snapshot(c)
+    rc, out = sh(["ping", "-c", "5", "-i", "0.2", "-W", "2", "-I", ipa, ipb],
+                 check=False, timeout=20)
+    d = link_delta(s0, link_snapshot(c))
+    ok = rc == 0 and d["a"]["tx_packets"] >= 5 and d["b"]["tx_packets"] >= 5
+    return {"ok": ok, "ping_rc": rc, "link": d}
+
+
+def set_condition(names, cond):
+    args = CONDITIONS[cond]
+    for c in names:
+        for d in ends(c):
+            # The same qdisc for every condition (netem with no impairment for
+            # the clean case), a queue long enough not to drop by itself.
+            sh(["tc", "qdisc", "replace", "dev", d, "root", "netem",
+                "limit", "100000"] + args)
+    _, q = sh("tc qdisc show dev %s" % ends(names[0])[0], check=False)
+    return q.strip()
+
+
+# ------------------------------------------------------------------ devices
+def load_contender(c, siw_ok):
+    """Load the module and create two devices; returns (ok, info)."""
+    a, b = ends(c)
+    info = {}
+    if c == "tcp":
+        return True, info
+    mod = {"eri": "eri_sim", "rxe": "rdma_rxe", "siw": "siw"}[c]
+    ltype = {"eri": "eri", "rxe": "rxe", "siw": "siw"}[c]
+    if c == "siw" and not siw_ok:
+        return False, {"reason": "siw.ko was not built (see scripts/build-siw.sh output)"}
+    rc, out = sh(["modprobe", mod], check=False, timeout=60)
+    if rc != 0:
+        return False, {"reason": "modprobe %s failed: %s" % (mod, out.strip()[-300:])}
+    sh("modprobe ib_uverbs", check=False)
+    devs = []
+    for i, nd in enumerate((a, b)):
+        name = "b%s%d" % (c, i)
+        rc, out = sh(["rdma", "link", "add", name, "type", ltype, "netdev", nd],
+                     check=False, timeout=60)
+        if rc != 0:
+            return False, {"reason": "rdma link add %s type %s netdev %s failed: %s"
+                           % (name, ltype, nd, out.strip()[-300:])}
+        devs.append(name)
+    info["devices"] = devs
+    if c == "siw":
+        return True, info
+    # RoCEv2 GID index of each end's IPv4 address.
+    gids = []
+    for name, ip in zip(devs, addrs(c)):
+        want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(
+            int(x) for x in ip.split("."))
+        idx = None
+        for _ in range(100):
+            gdir = "/sys/class/infiniband/%s/ports/1/gids" % name
+            try:
+                for g in sorted(os.listdir(gdir), key=int):
+                    try:
+                        with open(os.path.join(gdir, g)) as f:
+                            val = f.read().strip()
+                        with open("/sys/class/infiniband/%s/ports/1/gid_attrs/types/%s"
+                                  % (name, g)) as f:
+                            typ = f.read().strip()
+                    except OSError:
+                        continue
+                    if val == want and "v2" in typ.lower():
+                        idx = int(g)
+                        break
+            except OSError:
+                pass
+            if idx is not None:
+                break
+            time.sleep(0.1)
+        if idx is None:
+            return False, {"reason": "no RoCEv2 GID for %s on %s" % (ip, name),
+                           "devices": devs}
+        gids.append(idx)
+    info["gid_index"] = gids
+    return True, info
+
+
+# ------------------------------------------------------------------ runs
+PORT = [20000]
+
+
+def next_port():
+    PORT[0] += 1
+    if PORT[0] > 60000:
+        PORT[0] = 20001
+    return PORT[0]
+
+
+def listening(port):
+    """Is a TCP socket listening on port (any address)?  /proc, not ss: cheap."""
+    want = ":%04X" % port
+    for path in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(path) as f:
+                next(f)
+                for ln in f:
+                    p = ln.split()
+                    if len(p) > 3 and p[1].endswith(want) and p[3] == "0A":
+                        return True
+        except OSError:
+            pass
+    return False
+
+
+def kill_group(p):
+    if p is None or p.poll() is not None:
+        return
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        p.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.wait()
+
+
+def tail(path, n=12):
+    try:
+        with open(path, errors="replace") as f:
+            lines = [ln.rstrip() for ln in f if ln.strip()]
+        return lines[-n:]
+    except OSError:
+        return []
+
+
+def reason_from(lines):
+    """The most telling line of a failed tool's output."""
+    pat = re.compile(r"(fail|error|unable|couldn|could not|cannot|can't|not supported|"
+                     r"timeout|refused|no such|invalid|unknown)", re.I)
+    for ln in lines:
+        if pat.search(ln):
+            return ln.strip()[:200]
+    return (lines[-1].strip()[:200] if lines else "no output")
+
+
+def run_pair(server_cmd, client_cmd, timeout, tag, listen_port=None, ready_wait=10,
+             must_listen=True, server_exits=True):
+    """Start the server, wait for it, run the client with a timeout."""
+    d = os.path.join(OUT, "logs")
+    os.makedirs(d, exist_ok=True)
+    so, co = os.path.join(d, tag + ".server"), os.path.join(d, tag + ".client")
+    res = {"server_cmd": " ".join(server_cmd), "client_cmd": " ".join(client_cmd)}
+    t_start = time.monotonic()
+    with open(so, "w") as sf:
+        srv = subprocess.Popen(server_cmd, stdout=sf, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + ready_wait
+        while time.monotonic() < deadline:
+            if srv.poll() is not None:
+                break
+            if listen_port is not None and listening(listen_port):
+                break
+            # perftest with rdma_cm (siw) listens on a kernel socket that
+            # ss may not show: its banner says it is waiting.
+            if not must_listen and "Waiting for client" in "".join(tail(so, 40)):
+                time.sleep(0.3)
+                break
+            time.sleep(0.1)
+        if srv.poll() is not None:
+            res.update(status="failed", rc=srv.returncode,
+                       reason="server exited (%d) before the client started: %s"
+                       % (srv.returncode, reason_from(tail(so))),
+                       server_tail=tail(so), client_tail=[])
+            return res, None
+        if listen_port is not None and not listening(listen_port) and must_listen:
+            res.update(status="failed", reason="server not listening after %ds" % ready_wait,
+                       server_tail=tail(so), client_tail=[])
+            return res, None
+        left = timeout - (time.monotonic() - t_start)
+        s0 = proc_stat()
+        c0 = time.monotonic()
+        with open(co, "w") as cf:
+            cli = subprocess.Popen(client_cmd, stdout=cf, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        try:
+            rc = cli.wait(timeout=max(left, 1))
+        except subprocess.TimeoutExpired:
+            kill_group(cli)
+            res.update(status="timeout",
+                       reason="no result within the %ds cell timeout (killed)" % timeout,
+                       server_tail=tail(so), client_tail=tail(co))
+            return res, None
+        wall = time.monotonic() - c0
+        res["cpu"] = cpu_delta(s0, proc_stat(), wall)
+        # Give the server a moment to finish on its own (sockperf's never does).
+        if server_exits:
+            try:
+                srv.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                pass
+        res["rc"] = rc
+        res["server_tail"] = tail(so)
+        res["client_tail"] = tail(co)
+        if rc != 0:
+            res.update(status="failed", reason="client exit %d: %s"
+                       % (rc, reason_from(tail(co) + tail(so))))
+            return res, None
+        with open(co, errors="replace") as f:
+            text = f.read()
+        res["status"] = "ok"
+        return res, text
+    finally:
+        kill_group(srv)
+
+
+NUM = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+
+
+def parse_perftest(text, kind):
+    """Data row after the '#bytes' header of perftest's report."""
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        if ln.strip().startswith("#bytes"):
+            for row in lines[i + 1:]:
+                f = row.split()
+                if len(f) < 5 or not re.fullmatch(r"\d+", f[0]):
+                    continue
+                bad = [x.lower().lstrip("+-") in ("inf", "nan") for x in f]
+                # The typical latency (or the bandwidth) itself is inf/nan:
+                # perftest could not calibrate its cycle counter.  An inf in
+                # a tail column (stdev, 99.9%) with huge outliers is data.
+                if any(bad[:5]):
+                    return {"error": "perftest printed inf/nan (%s): its cycle-counter "
+                            "calibration failed" % " ".join(f[:6]), "tool_error": True}
+                if all(re.fullmatch(NUM, x) or b for x, b in zip(f, bad)):
+                    v = [None if b else float(x) for x, b in zip(f, bad)]
+                    if kind == "lat":
+                        if len(v) < 8:
+                            return None
+                        return {"iters": int(v[1]), "min_us": v[2], "max_us": v[3],
+                                "p50_us": v[4], "avg_us": v[5], "stdev_us": v[6],
+                                "p99_us": v[7], "p999_us": v[8] if len(v) > 8 else None}
+                    return {"iters": int(v[1]), "bw_peak_MBps": v[2],
+                            "bw_MBps": v[3], "msg_rate_Mpps": v[4]}
+    return None
+
+
+def parse_sockperf(text):
+    r = {}
+    m = re.search(r"avg-latency=(" + NUM + r")", text)
+    if m:
+        r["avg_us"] = float(m.group(1))
+    for pct, key in (("50.000", "p50_us"), ("99.000", "p99_us"), ("99.900", "p999_us")):
+        m = re.search(r"percentile " + re.escape(pct) + r" =\s*(" + NUM + ")", text)
+        if m:
+            r[key] = float(m.group(1))
+    m = re.search(r"Total (\d+) observations", text)
+    if m:
+        r["iters"] = int(m.group(1))
+    return r if "p50_us" in r and "p99_us" in r else None
+
+
+def parse_iperf3(text):
+    try:
+        j = json.loads(text[text.index("{"):])
+    except ValueError:
+        return None
+    if "error" in j:
+        return {"error": j["error"]}
+    e = j.get("end", {})
+    rx = e.get("sum_received", {})
+    if not rx.get("seconds"):
+        return None
+    return {"bw_MBps": rx["bits_per_second"] / 8e6, "bytes": rx["bytes"],
+            "seconds": rx["seconds"],
+            "retransmits": e.get("sum_sent", {}).get("retransmits")}
+
+
+def bw_iters(grid, size):
+    return max(grid["bw_min_iters"], min(grid["bw_max_iters"], grid["bw_bytes"] // size))
+
+
+def one_run(c, info, test, size, qps, grid):
+    """One measurement of contender c; returns the record (without context)."""
+    ipa, ipb = addrs(c)
+    port = next_port()
+    op, kind = test.split("_")          # e.g. "send_lat" -> ("send", "lat")
+    tag = "%s-%s-%d-q%d-%d" % (c, test, size, qps, port)
+    rec = {}
+    if c == "tcp":
+        if kind == "lat":
+            msg = max(size, 14)          # sockperf's smallest message
+            rec["tool_size"] = msg
+            srv = ["sockperf", "sr", "--tcp", "-i", ipb, "-p", str(port), "--no-rdtsc"]
+            cli = ["sockperf", "pp", "--tcp", "-i", ipb, "-p", str(port),
+                   "--client_ip", ipa, "-m", str(msg), "-t", str(grid["tcp_lat_secs"]),
+                   "--no-rdtsc"]
+        else:
+            srv = ["iperf3", "-s", "-1", "-B", ipb, "-p", str(port)]
+            # The same volume per stream as perftest moves per QP.
+            cli = ["iperf3", "-c", ipb, "-B", ipa, "-p", str(port), "-J",
+                   "-n", str(bw_iters(grid, size) * size),
+                   "-l", str(size), "-P", str(qps)]
+    else:
+        tool = "ib_%s_%s" % (op, kind)
+        base = [tool, "-F", "-p", str(port), "-s", str(size)]
+        if kind == "lat":
+            base += ["-n", str(grid["lat_iters"])]
+        else:
+            # Iterations, not -D: perftest's duration mode reports 0 MB/s
+            # for siw under TCG (its cycle counter calibration fails).
+            base += ["-n", str(bw_iters(grid, size)), "-q", str(qps)]
+        dev0, dev1 = info["devices"]
+        if c == "siw":
+            # iWARP connects through rdma_cm.
+            srv = base + ["-d", dev1, "-R"]
+            cli = base + ["-d", dev0, "-R", ipb]
+        else:
+            g0, g1 = info["gid_index"]
+            srv = base + ["-d", dev1, "-x", str(g1)]
+            cli = base + ["-d", dev0, "-x", str(g0), ipb]
+    timeout = grid["lat_timeout"] if kind == "lat" else grid["bw_timeout"]
+    s0 = link_snapshot(c)
+    # siw listens through rdma_cm, with a kernel socket: wait for it as for
+    # the others, but go ahead after a few seconds if ss does not show it.
+    res, text = run_pair(srv, cli, timeout, tag, listen_port=port,
+                         ready_wait=4 if c == "siw" else 10,
+                         must_listen=(c != "siw"),
+                         server_exits=not (c == "tcp" and kind == "lat"))
+    rec.update(res)
+    rec["link"] = link_delta(s0, link_snapshot(c))
+    if res["status"] != "ok":
+        return rec
+    if c == "tcp":
+        m = parse_sockperf(text) if kind == "lat" else parse_iperf3(text)
+    else:
+        m = parse_perftest(text, kind)
+    if not m or "error" in (m or {}):
+        rec.update(status="failed", reason="no result in the output: %s"
+                   % (m.get("error") if m else reason_from(res.get("client_tail", []))))
+        if m and m.get("tool_error"):
+            rec["tool_error"] = True
+        return rec
+    rec["metrics"] = m
+    # Proof that the bytes crossed the impaired link.
+    moved = rec["link"]["a"]["tx_bytes"] + rec["link"]["b"]["tx_bytes"]
+    if kind == "lat":
+        iters = m.get("iters") or 0
+        app = iters * rec.get("tool_size", size) * (1 if op == "read" else 2)
+        # A ping-pong moves at least one packet per message each way.
+        need_pk = iters
+    else:
+        app = m.get("bytes") or bw_iters(grid, size) * size * qps
+        need_pk = 1
+        if not m["bw_MBps"] > 0:
+            rec.update(status="failed", tool_error=True,
+                       reason="the tool reported %s MB/s for %d bytes on the veth "
+                       "(perftest's cycle-counter calibration failed)" % (m["bw_MBps"], moved))
+            return rec
+        if rec.get("cpu", {}).get("wall_s"):
+            # Independent of perftest's clock: payload over the client's
+            # whole life (start-up and connection included: a lower bound).
+            m["wall_MBps_lower_bound"] = round(app / 1e6 / rec["cpu"]["wall_s"], 3)
+            if c != "tcp" and m["bw_MBps"] < 0.8 * m["wall_MBps_lower_bound"]:
+                rec.update(status="failed", tool_error=True,
+                           reason="perftest reports %.2f MB/s but the payload took at most "
+                           "%.1fs (>= %.2f MB/s): its cycle-counter calibration is off"
+                           % (m["bw_MBps"], rec["cpu"]["wall_s"], m["wall_MBps_lower_bound"]))
+                return rec
+    pk = min(rec["link"]["a"]["tx_packets"], rec["link"]["b"]["tx_packets"])
+    wall = (rec.get("cpu") or {}).get("wall_s")
+    if kind == "lat" and c != "tcp" and wall and m.get("avg_us"):
+        # perftest times with the cycle counter: its exchanges cannot add up
+        # to more than the client's whole life on the wall clock.
+        est = m["avg_us"] * m["iters"] * (1 if op == "read" else 2) / 1e6
+        m["sum_of_latencies_s"] = round(est, 3)
+        if est > 1.2 * wall + 0.5:
+            rec.update(status="failed", tool_error=True,
+                       reason="perftest's latencies add up to %.1fs in a %.1fs run "
+                       "(its cycle-counter calibration is off)" % (est, wall))
+            return rec
+    rec["app_bytes"] = int(app)
+    rec["link_bytes"] = moved
+    rec["crossed_link"] = bool(moved >= 0.5 * app and pk >= need_pk and moved > 0)
+    if not rec["crossed_link"]:
+        rec.update(status="invalid",
+                   reason="traffic did not cross the impaired link (%d B on the veth for %d B moved)"
+                   % (moved, app))
+    if kind == "bw" and rec.get("cpu") and app > 0:
+        rec["cpu"]["cpu_us_per_MB"] = round(rec["cpu"]["busy_cpu_s"] * 1e6 / (app / 1e6), 2)
+    return rec
+
+
+def cells(grid):
+    out = []
+    for op in grid["lat_ops"]:
+        for s in grid["lat_sizes"]:
+            out.append(("%s_lat" % op, s, 1))
+    for op in grid["bw_ops"]:
+        for q in grid["bw_qps"]:
+            for s in grid["bw_sizes"]:
+                out.append(("%s_bw" % op, s, q))
+    return out
+
+
+def tcp_test(test):
+    # TCP has one latency test (ping-pong) and one bandwidth test (a stream):
+    # measured once per cell and used as the reference for every RDMA op.
+    return "pingpong_lat" if test.endswith("_lat") else "stream_bw"
+
+
+def main():
+    global OUT, DEADLINE
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=GRIDS, default="quick")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--budget", type=int, default=0,
+                    help="seconds; cells that would start later are recorded as skipped")
+    ap.add_argument("--contenders", default="eri,rxe,siw,tcp")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=V[,V...]",
+                    help="override a grid entry, e.g. --set bw_sizes=64,65536")
+    args = ap.parse_args()
+    OUT = args.out
+    os.makedirs(OUT, exist_ok=True)
+    if args.budget:
+        DEADLINE = T0 + args.budget
+    grid = GRIDS[args.mode]
+    for kv in args.set:
+        k, _, val = kv.partition("=")
+        if k not in grid:
+            ap.error("unknown grid key %s (known: %s)" % (k, ", ".join(grid)))
+        v = [x for x in val.split(",") if x]
+        if k == "conditions" and any(x not in CONDITIONS for x in v):
+            ap.error("unknown condition in %s (known: %s)" % (val, ", ".join(CONDITIONS)))
+        grid[k] = (v if k in ("lat_ops", "bw_ops", "conditions")
+                   else [int(x) for x in v] if isinstance(grid[k], list) else int(v[0]))
+    names = [c for c in args.contenders.split(",") if c in CONTENDERS]
+    runs_path = os.path.join(OUT, "runs.jsonl")
+    runs = open(runs_path, "a")
+
+    def emit(obj):
+        runs.write(json.dumps(obj, sort_keys=True) + "\n")
+        runs.flush()
+
+    meta = {"type": "meta", "mode": args.mode, "grid": grid,
+            "kernel": os.uname().release, "ncpu": os.cpu_count(),
+            "conditions": {k: CONDITIONS[k] for k in grid["conditions"]},
+            "contenders": names, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    for tool in (["ib_send_bw", "--version"], ["iperf3", "--version"],
+                 ["sockperf", "--version"]):
+        rc, out = sh(tool, check=False)
+        meta.setdefault("tools", {})[tool[0]] = out.strip().splitlines()[0] if out.strip() else ""
+    log("mode %s on %s, contenders %s" % (args.mode, meta["kernel"], ",".join(names)))
+    topo = setup_topology(names)
+    avail = {}
+    for c in names:
+        ok, info = load_contender(c, siw_ok=True)
+        info["path_check"] = path_check(c)
+        if ok and not info["path_check"]["ok"]:
+            ok = False
+            info["reason"] = "ping A->B did not cross the veth: %s" % info["path_check"]
+        info["available"] = ok
+        avail[c] = info
+        topo[c].update(info)
+        log("%s: %s" % (c, "ready %s" % info.get("devices", "") if ok else
+                        "UNAVAILABLE: " + info.get("reason", "?")))
+    meta["topology"] = topo
+    rc, rules = sh("ip rule show", check=False)
+    meta["ip_rules"] = rules.strip().splitlines()
+    rc, rl = sh("rdma link show", check=False)
+    meta["rdma_links"] = rl.strip().splitlines()
+    emit(meta)
+
+    allcells = cells(grid)
+    total = len(grid["conditions"]) * len(allcells) * grid["repeats"] * len(names)
+    n = 0
+    for cond in grid["conditions"]:
+        qdisc = set_condition(names, cond)
+        log("condition %s: %s" % (cond, qdisc))
+        tcp_done = {}
+        for (test, size, qps) in allcells:
+            for rep in range(grid["repeats"]):
+                k = rep % len(names)
+                order = names[k:] + names[:k]
+                for c in order:
+                    n += 1
+                    t_test = tcp_test(test) if c == "tcp" else test
+                    base = {"type": "run", "contender": c, "test": t_test,
+                            "size": size, "qps": qps, "condition": cond, "rep": rep}
+                    if c == "tcp":
+                        key = (t_test, size, qps, rep)
+                        if key in tcp_done:
+                            continue        # one TCP measurement serves all ops
+                        tcp_done[key] = True
+                    if not avail[c]["available"]:
+                        emit(dict(base, status="failed",
+                                  reason="contender unavailable: " + avail[c].get("reason", "?")))
+                        continue
+                    cell_to = grid["lat_timeout"] if test.endswith("_lat") else grid["bw_timeout"]
+                    if DEADLINE and time.monotonic() + cell_to + 5 > DEADLINE:
+                        emit(dict(base, status="skipped",
+                                  reason="harness time budget exhausted (--budget)"))
+                        continue
+                    t1 = time.monotonic()
+                    tries = []
+                    while True:
+                        try:
+                            rec = one_run(c, avail[c], test, size, qps, grid)
+                        except Exception as e:  # never let one run stop the grid
+                            rec = {"status": "failed", "reason": "harness error: %r" % e}
+                        # perftest's clock calibration fails now and then under
+                        # TCG whatever the device: that run is rerun (twice at
+                        # most) and the discarded attempts are kept.
+                        if not rec.get("tool_error") or len(tries) >= 2:
+                            break
+                        if DEADLINE and time.monotonic() + cell_to + 5 > DEADLINE:
+                            break
+                        tries.append({k: rec.get(k) for k in ("status", "reason", "link")})
+                    if tries:
+                        rec["discarded_attempts"] = tries
+                    rec.update(base)
+                    rec["elapsed_s"] = round(time.monotonic() - t1, 2)
+                    emit(rec)
+                    m = rec.get("metrics", {})
+                    val = ("p50 %.1f us p99 %.1f us" % (m["p50_us"], m["p99_us"])
+                           if "p50_us" in m else
+                           "%.1f MB/s" % m["bw_MBps"] if "bw_MBps" in m else "")
+                    log("[%d/%d] %s %s %s %dB q%d rep%d: %s %s (%.1fs)" % (
+                        n, total, cond, c, t_test, size, qps, rep, rec["status"],
+                        val or rec.get("reason", ""), rec["elapsed_s"]))
+    emit({"type": "end", "elapsed_s": round(time.monotonic() - T0, 1)})
+    runs.close()
+    log("done in %.0fs" % (time.monotonic() - T0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
