@@ -26,6 +26,8 @@ struct eri_fake {
 	u16 sq_ci;
 	u16 cq_pi;
 	unsigned int executed;
+	struct eri_com_dev com;	/* the layer under test */
+	bool up;		/* com is initialized */
 };
 
 static struct eri_fake *to_fake(struct eri_bus_dev *bdev)
@@ -160,12 +162,27 @@ static void eri_com_test_exit(struct kunit *test)
 {
 	struct eri_fake *f = test->priv;
 
+	if (f->up) {
+		eri_com_stop_events(&f->com);
+		eri_com_fini(&f->com);
+	}
 	cancel_work_sync(&f->work);
 	root_device_unregister(f->root);
 }
 
 static void eri_test_event(void *priv, const struct eri_aeqe *aeqe)
 {
+}
+
+/* Bring the layer up on the fake device; the exit hook takes it down. */
+static struct eri_com_dev *eri_test_up(struct kunit *test)
+{
+	struct eri_fake *f = test->priv;
+
+	KUNIT_ASSERT_EQ(test, eri_com_init(&f->com, &f->bdev, eri_test_event,
+					   NULL), 0);
+	f->up = true;
+	return &f->com;
 }
 
 static int eri_test_nop(struct eri_com_dev *com, u8 *resp)
@@ -182,23 +199,19 @@ static int eri_test_nop(struct eri_com_dev *com, u8 *resp)
 static void eri_com_test_wraps(struct kunit *test)
 {
 	struct eri_fake *f = test->priv;
-	struct eri_com_dev com = {};
+	struct eri_com_dev *com = eri_test_up(test);
 	unsigned int i;
 	u8 resp[24];
 
-	KUNIT_ASSERT_EQ(test, eri_com_init(&com, &f->bdev, eri_test_event,
-					   NULL), 0);
 	/* Capped by the device's maximum of 2^2 entries. */
-	KUNIT_EXPECT_EQ(test, com.aq.depth_log, 2U);
+	KUNIT_EXPECT_EQ(test, com->aq.depth_log, 2U);
 	for (i = 0; i < 3 * 4 + 1; i++) {
-		KUNIT_EXPECT_EQ(test, eri_test_nop(&com, resp), 0);
+		KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), 0);
 		KUNIT_EXPECT_EQ(test, resp[1], 0xa5);
 	}
 	KUNIT_EXPECT_EQ(test, f->executed, 13U);
-	KUNIT_EXPECT_EQ(test, com.aq.stale_completions, 0ULL);
-	KUNIT_EXPECT_TRUE(test, bitmap_empty(com.aq.slot_busy, 4));
-	eri_com_stop_events(&com);
-	eri_com_fini(&com);
+	KUNIT_EXPECT_EQ(test, com->aq.stale_completions, 0ULL);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(com->aq.slot_busy, 4));
 }
 
 /* Device status codes become errnos. */
@@ -219,18 +232,14 @@ static void eri_com_test_status(struct kunit *test)
 		{ 200, -EIO },
 	};
 	struct eri_fake *f = test->priv;
-	struct eri_com_dev com = {};
+	struct eri_com_dev *com = eri_test_up(test);
 	unsigned int i;
 	u8 resp[24];
 
-	KUNIT_ASSERT_EQ(test, eri_com_init(&com, &f->bdev, eri_test_event,
-					   NULL), 0);
 	for (i = 0; i < ARRAY_SIZE(map); i++) {
 		f->status = map[i].status;
-		KUNIT_EXPECT_EQ(test, eri_test_nop(&com, resp), map[i].err);
+		KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), map[i].err);
 	}
-	eri_com_stop_events(&com);
-	eri_com_fini(&com);
 }
 
 /*
@@ -241,56 +250,50 @@ static void eri_com_test_status(struct kunit *test)
 static void eri_com_test_timeout(struct kunit *test)
 {
 	struct eri_fake *f = test->priv;
-	struct eri_com_dev com = {};
+	struct eri_com_dev *com = eri_test_up(test);
 	u8 resp[24];
 
-	KUNIT_ASSERT_EQ(test, eri_com_init(&com, &f->bdev, eri_test_event,
-					   NULL), 0);
 	f->silent = true;
-	KUNIT_EXPECT_EQ(test, eri_test_nop(&com, resp), -ETIMEDOUT);
-	KUNIT_EXPECT_FALSE(test, bitmap_empty(com.aq.slot_busy, 4));
-	KUNIT_EXPECT_EQ(test, com.aq.avail.count, 3U);
+	KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), -ETIMEDOUT);
+	KUNIT_EXPECT_FALSE(test, bitmap_empty(com->aq.slot_busy, 4));
+	KUNIT_EXPECT_EQ(test, com->aq.avail.count, 3U);
 
 	/* The late answer frees the slot. */
 	f->silent = false;
 	schedule_work(&f->work);
 	flush_work(&f->work);
-	KUNIT_EXPECT_TRUE(test, bitmap_empty(com.aq.slot_busy, 4));
-	KUNIT_EXPECT_EQ(test, com.aq.avail.count, 4U);
-	KUNIT_EXPECT_EQ(test, com.aq.stale_completions, 0ULL);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(com->aq.slot_busy, 4));
+	KUNIT_EXPECT_EQ(test, com->aq.avail.count, 4U);
+	KUNIT_EXPECT_EQ(test, com->aq.stale_completions, 0ULL);
 
 	/* A stray completion. */
 	eri_fake_complete(f, 0xffff);
 	eri_fake_irq(f);
-	KUNIT_EXPECT_EQ(test, com.aq.stale_completions, 1ULL);
+	KUNIT_EXPECT_EQ(test, com->aq.stale_completions, 1ULL);
 
 	/* The queue still works. */
-	KUNIT_EXPECT_EQ(test, eri_test_nop(&com, resp), 0);
-	eri_com_stop_events(&com);
-	eri_com_fini(&com);
+	KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), 0);
 }
 
 /* A device that reports a fatal error on enable fails bring-up cleanly. */
 static void eri_com_test_enable_fails(struct kunit *test)
 {
 	struct eri_fake *f = test->priv;
-	struct eri_com_dev com = {};
 
 	f->fail_enable = true;
-	KUNIT_EXPECT_EQ(test, eri_com_init(&com, &f->bdev, eri_test_event,
+	KUNIT_EXPECT_EQ(test, eri_com_init(&f->com, &f->bdev, eri_test_event,
 					   NULL), -EIO);
 	KUNIT_EXPECT_NULL(test, f->handler);
-	KUNIT_EXPECT_NULL(test, com.aq.sq.va);
+	KUNIT_EXPECT_NULL(test, f->com.aq.sq.va);
 }
 
 /* A device of another major version is refused before anything is set up. */
 static void eri_com_test_bad_version(struct kunit *test)
 {
 	struct eri_fake *f = test->priv;
-	struct eri_com_dev com = {};
 
 	f->regs[ERI_REG_VERSION / 4] = FIELD_PREP(ERI_REG_VERSION_MAJOR, 2);
-	KUNIT_EXPECT_EQ(test, eri_com_init(&com, &f->bdev, eri_test_event,
+	KUNIT_EXPECT_EQ(test, eri_com_init(&f->com, &f->bdev, eri_test_event,
 					   NULL), -ENODEV);
 	KUNIT_EXPECT_NULL(test, f->handler);
 }
