@@ -19,6 +19,8 @@ enum eri_aq_opcode {
 	ERI_AQ_OP_QUERY_PORT = 2,
 	ERI_AQ_OP_CREATE_EQ = 3,
 	ERI_AQ_OP_DESTROY_EQ = 4,
+	ERI_AQ_OP_REG_MR = 5,
+	ERI_AQ_OP_DEREG_MR = 6,
 	ERI_AQ_OP_MAX,
 };
 
@@ -159,5 +161,58 @@ struct eri_aq_destroy_eq_cmd {
 };
 
 static_assert(sizeof(struct eri_aq_destroy_eq_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * Memory region keys: the low 8 bits are a variant the driver changes each
+ * time it reuses an index, the rest the index into the device's MR table.
+ * lkey and rkey are the same key.
+ */
+#define ERI_MR_KEY_VARIANT		GENMASK(7, 0)
+#define ERI_MR_KEY_INDEX		GENMASK(31, 8)
+
+/* Access rights of a memory region (REG_MR cfg). */
+#define ERI_MR_ACCESS_LOCAL_WRITE	BIT(0)
+#define ERI_MR_ACCESS_REMOTE_READ	BIT(1)
+#define ERI_MR_ACCESS_REMOTE_WRITE	BIT(2)
+#define ERI_MR_ACCESS_REMOTE_ATOMIC	BIT(3)
+#define ERI_MR_ACCESS_ALL		GENMASK(3, 0)
+
+/*
+ * REG_MR: region @key of PD @pdn covers [iova, iova + length).  A DMA region
+ * (cfg DMA set) maps bus addresses one to one and has no page list.  Any
+ * other region is backed by @npages pages of 2^page_shift bytes whose bus
+ * addresses are the little-endian 64-bit entries of the page list at
+ * pbl_addr; iova's offset into its page is the offset into the first page.
+ * The device copies the page list before it completes the command.
+ */
+struct eri_aq_reg_mr_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 key;
+	__le32 pdn;
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 npages;
+	__le32 cfg;
+	u8 reserved[16];
+};
+
+#define ERI_AQ_REG_MR_ACCESS		GENMASK(3, 0)
+#define ERI_AQ_REG_MR_DMA		BIT(7)
+#define ERI_AQ_REG_MR_PAGE_SHIFT	GENMASK(13, 8)
+
+static_assert(sizeof(struct eri_aq_reg_mr_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * DEREG_MR: once it completes, no access through @key is in progress and
+ * none will start.
+ */
+struct eri_aq_dereg_mr_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 key;
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_dereg_mr_cmd) == ERI_AQ_SQE_SIZE);
 
 #endif /* _ERI_ADMIN_DEFS_H_ */

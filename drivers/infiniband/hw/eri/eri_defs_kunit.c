@@ -43,6 +43,38 @@ static void eri_defs_test_cmd_hdr(struct kunit *test)
 					le32_to_cpu(cmd.hdr.hdr)), 0xbeef);
 }
 
+static void eri_defs_test_reg_mr(struct kunit *test)
+{
+	u32 key = FIELD_PREP(ERI_MR_KEY_INDEX, 0x12345) |
+		  FIELD_PREP(ERI_MR_KEY_VARIANT, 0x9a);
+	struct eri_aq_reg_mr_cmd cmd = {
+		.key = cpu_to_le32(key),
+		.pbl_addr = cpu_to_le64(0xabcdef000ULL),
+		.npages = cpu_to_le32(3),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_REG_MR_ACCESS,
+					      ERI_MR_ACCESS_REMOTE_WRITE |
+					      ERI_MR_ACCESS_LOCAL_WRITE) |
+				   ERI_AQ_REG_MR_DMA |
+				   FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT, 21)),
+	};
+	const u8 *b = (const u8 *)&cmd;
+
+	KUNIT_EXPECT_EQ(test, key, 0x0123459aU);
+	KUNIT_EXPECT_EQ(test, b[8], 0x9a);
+	KUNIT_EXPECT_EQ(test, b[9], 0x45);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_reg_mr_cmd, pdn), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_reg_mr_cmd, iova), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_reg_mr_cmd, length), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_reg_mr_cmd, pbl_addr), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_reg_mr_cmd, npages), 40);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_reg_mr_cmd, cfg), 44);
+	KUNIT_EXPECT_EQ(test, b[44], 0x85);	/* rights 0b0101, DMA bit 7 */
+	KUNIT_EXPECT_EQ(test, b[45], 21);
+	KUNIT_EXPECT_EQ(test, b[33], 0xf0);
+	KUNIT_EXPECT_EQ(test, sizeof(struct eri_aq_dereg_mr_cmd),
+			ERI_AQ_SQE_SIZE);
+}
+
 static void eri_defs_test_cqe(struct kunit *test)
 {
 	struct eri_aq_cqe cqe = {
@@ -150,6 +182,7 @@ static void eri_defs_test_ring(struct kunit *test)
 
 static struct kunit_case eri_defs_test_cases[] = {
 	KUNIT_CASE(eri_defs_test_cmd_hdr),
+	KUNIT_CASE(eri_defs_test_reg_mr),
 	KUNIT_CASE(eri_defs_test_cqe),
 	KUNIT_CASE(eri_defs_test_device_attr),
 	KUNIT_CASE(eri_defs_test_events),
