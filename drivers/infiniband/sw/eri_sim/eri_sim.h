@@ -30,6 +30,11 @@
 #define ERI_SIM_DEVICE_ID	0x0e51
 #define ERI_SIM_FW_VERSION	((1ULL << 32) | (0ULL << 16) | 0)
 #define ERI_SIM_GID_TBL_LEN	16
+#define ERI_SIM_MAX_MR		65536
+#define ERI_SIM_MAX_PD		16384
+#define ERI_SIM_MR_MAX_PAGES	BIT(20)
+
+struct eri_sim_mr;
 
 /* Bits of eri_sim_dev.ctl_requests. */
 #define ERI_SIM_CTL_RESET	0
@@ -97,6 +102,9 @@ struct eri_sim_dev {
 	struct eri_sim_eq aeq;
 	struct eri_sim_eq ceq[ERI_SIM_MAX_CEQS];
 
+	/* Memory regions by key index; changed in the device context only. */
+	struct xarray mrs;
+
 	/* Vectors to deliver, one bit each; set anywhere, cleared by irq_work. */
 	unsigned long irq_pending;
 	struct eri_sim_vector vec[ERI_SIM_NUM_VECTORS];
@@ -148,6 +156,17 @@ void eri_sim_eq_doorbell(struct eri_sim_dev *sdev, struct eri_sim_eq *eq,
 			 u32 val);
 int eri_sim_aeq_post(struct eri_sim_dev *sdev, u8 type, u32 subject, u64 data);
 int eri_sim_ceq_post(struct eri_sim_dev *sdev, u32 eqn, u32 cqn);
+
+/* eri_sim_mr.c */
+u8 eri_sim_reg_mr(struct eri_sim_dev *sdev, const struct eri_aq_reg_mr_cmd *cmd);
+u8 eri_sim_dereg_mr(struct eri_sim_dev *sdev,
+		    const struct eri_aq_dereg_mr_cmd *cmd);
+void eri_sim_mrs_destroy(struct eri_sim_dev *sdev);
+int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
+		   u64 iova, u64 len, struct eri_sim_mr **mrp);
+void eri_sim_mr_put(struct eri_sim_mr *mr);
+int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
+		    void *buf, size_t len, bool to_mr);
 
 /* eri_sim_dma.c */
 void *eri_sim_dma_ptr(struct eri_sim_dev *sdev, u64 addr, size_t len);

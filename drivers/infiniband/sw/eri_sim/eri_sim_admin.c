@@ -17,6 +17,8 @@ union eri_sim_aq_cmd {
 	struct eri_aq_query_port_cmd query_port;
 	struct eri_aq_create_eq_cmd create_eq;
 	struct eri_aq_destroy_eq_cmd destroy_eq;
+	struct eri_aq_reg_mr_cmd reg_mr;
+	struct eri_aq_dereg_mr_cmd dereg_mr;
 	u8 raw[ERI_AQ_SQE_SIZE];
 };
 
@@ -32,8 +34,8 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_IMM);
 	attr->max_qp = cpu_to_le32(16384);
 	attr->max_cq = cpu_to_le32(16384);
-	attr->max_mr = cpu_to_le32(65536);
-	attr->max_pd = cpu_to_le32(16384);
+	attr->max_mr = cpu_to_le32(ERI_SIM_MAX_MR);
+	attr->max_pd = cpu_to_le32(ERI_SIM_MAX_PD);
 	attr->max_qp_wr = cpu_to_le32(16384);
 	attr->max_cqe = cpu_to_le32(65536);
 	attr->max_send_sge = cpu_to_le16(6);
@@ -129,6 +131,10 @@ static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		return eri_sim_create_eq(sdev, &cmd->create_eq);
 	case ERI_AQ_OP_DESTROY_EQ:
 		return eri_sim_destroy_eq(sdev, &cmd->destroy_eq);
+	case ERI_AQ_OP_REG_MR:
+		return eri_sim_reg_mr(sdev, &cmd->reg_mr);
+	case ERI_AQ_OP_DEREG_MR:
+		return eri_sim_dereg_mr(sdev, &cmd->dereg_mr);
 	default:
 		return ERI_AQ_STS_BAD_OPCODE;
 	}

@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/bitfield.h>
 #include <linux/io.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <asm/sections.h>
 
@@ -428,6 +429,175 @@ static void eri_sim_test_dma(struct kunit *test)
 						virt_to_phys(_text), 8));
 }
 
+#define T_MR_PAGES	3
+
+static u8 t_reg_mr(struct kunit *test, struct eri_sim_test *t, u32 key,
+		   u32 pdn, u64 iova, u64 length, u32 shift, u32 npages,
+		   __le64 *pbl, u32 cfg)
+{
+	struct eri_aq_reg_mr_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_REG_MR),
+		.key = cpu_to_le32(key),
+		.pdn = cpu_to_le32(pdn),
+		.iova = cpu_to_le64(iova),
+		.length = cpu_to_le64(length),
+		.pbl_addr = cpu_to_le64(pbl ? virt_to_phys(pbl) : 0),
+		.npages = cpu_to_le32(npages),
+		.cfg = cpu_to_le32(cfg |
+				   FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT, shift)),
+	};
+
+	return t_exec(test, t, &cmd);
+}
+
+static u8 t_dereg_mr(struct kunit *test, struct eri_sim_test *t, u32 key)
+{
+	struct eri_aq_dereg_mr_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_DEREG_MR),
+		.key = cpu_to_le32(key),
+	};
+
+	return t_exec(test, t, &cmd);
+}
+
+/*
+ * A region of three scattered pages at an odd offset: copies in and out at
+ * odd offsets and lengths land on the right bytes of the right pages, and
+ * every check of key, PD, rights and bounds holds.
+ */
+static void eri_sim_test_mr(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u32 key = FIELD_PREP(ERI_MR_KEY_INDEX, 5) | 0x2a;
+	u64 iova = 0x7f0000001234ULL, len = 2 * PAGE_SIZE + 100;
+	struct page *pages[T_MR_PAGES];
+	struct eri_sim_mr *mr;
+	__le64 *pbl;
+	u8 *buf;
+	u32 i;
+
+	t_enable(test, t);
+	pbl = kunit_kzalloc(test, T_MR_PAGES * sizeof(*pbl), GFP_KERNEL);
+	buf = kunit_kzalloc(test, 3 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, pbl && buf);
+	/* Pages in reverse order of their addresses, to catch any shortcut. */
+	for (i = 0; i < T_MR_PAGES; i++) {
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
+		pbl[T_MR_PAGES - 1 - i] = cpu_to_le64(page_to_phys(pages[i]));
+	}
+
+	/* Malformed registrations. */
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, 11,
+				       T_MR_PAGES, pbl, 0),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, PAGE_SHIFT,
+				       0, pbl, 0), ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova,
+				       3 * PAGE_SIZE, PAGE_SHIFT, T_MR_PAGES,
+				       pbl, 0), ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, ~0ULL - 5, len,
+				       PAGE_SHIFT, T_MR_PAGES, pbl, 0),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t,
+				       FIELD_PREP(ERI_MR_KEY_INDEX,
+						  ERI_SIM_MAX_MR), 1, iova,
+				       len, PAGE_SHIFT, T_MR_PAGES, pbl, 0),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, ERI_SIM_MAX_PD, iova, len,
+				       PAGE_SHIFT, T_MR_PAGES, pbl, 0),
+			ERI_AQ_STS_BAD_PARAM);
+	pbl[1] = cpu_to_le64(le64_to_cpu(pbl[1]) + 8);	/* unaligned page */
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, PAGE_SHIFT,
+				       T_MR_PAGES, pbl, 0),
+			ERI_AQ_STS_BAD_PARAM);
+	pbl[1] = cpu_to_le64(T_NOT_RAM);
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, PAGE_SHIFT,
+				       T_MR_PAGES, pbl, 0),
+			ERI_AQ_STS_BAD_PARAM);
+	pbl[1] = cpu_to_le64(page_to_phys(pages[1]));
+
+	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, PAGE_SHIFT,
+				       T_MR_PAGES, pbl,
+				       ERI_MR_ACCESS_LOCAL_WRITE |
+				       ERI_MR_ACCESS_REMOTE_READ),
+			ERI_AQ_STS_OK);
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, PAGE_SHIFT,
+				       T_MR_PAGES, pbl, 0), ERI_AQ_STS_EXISTS);
+	/* The device works from its own copy of the page list. */
+	memset(pbl, 0, T_MR_PAGES * sizeof(*pbl));
+
+	/* Lookups: key, variant, PD, rights, bounds. */
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key ^ 1, 1, 0, iova, 1,
+					     &mr), -ENOENT);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key, 2, 0, iova, 1, &mr),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key, 1,
+					     ERI_MR_ACCESS_REMOTE_WRITE, iova,
+					     1, &mr), -EACCES);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key, 1, 0, iova - 1, 1,
+					     &mr), -ERANGE);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key, 1, 0, iova, len + 1,
+					     &mr), -ERANGE);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key, 1, 0, ~0ULL, 2,
+					     &mr), -ERANGE);
+
+	/* Write the whole region across pages, then read pieces back. */
+	KUNIT_ASSERT_EQ(test, eri_sim_mr_get(t->sdev, key, 1,
+					     ERI_MR_ACCESS_REMOTE_READ, iova,
+					     len, &mr), 0);
+	for (i = 0; i < len; i++)
+		buf[i] = i * 7 + 3;
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_copy(t->sdev, mr, iova, buf, len,
+					      true), 0);
+	/* Byte i of the region sits in page list entry (0x234 + i) / PAGE_SIZE. */
+	for (i = 0; i < len; i += 97) {
+		u32 off = offset_in_page(iova) + i;
+		u8 *p = page_address(pages[T_MR_PAGES - 1 - off / PAGE_SIZE]);
+
+		KUNIT_EXPECT_EQ(test, p[off % PAGE_SIZE], (u8)(i * 7 + 3));
+	}
+	memset(buf, 0, len);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_copy(t->sdev, mr, iova + 3000, buf,
+					      5000, false), 0);
+	for (i = 0; i < 5000; i++)
+		if (buf[i] != (u8)((i + 3000) * 7 + 3))
+			break;
+	KUNIT_EXPECT_EQ(test, i, 5000U);
+	eri_sim_mr_put(mr);
+
+	/* Deregistration: wrong variant first, then the key; lookups fail. */
+	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key ^ 1),
+			ERI_AQ_STS_NOT_FOUND);
+	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key), ERI_AQ_STS_OK);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key, 1, 0, iova, 1, &mr),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key), ERI_AQ_STS_NOT_FOUND);
+
+	/* A DMA region maps bus addresses one to one. */
+	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key, 3, 0, 0, 0, 0, NULL,
+				       ERI_AQ_REG_MR_DMA |
+				       ERI_MR_ACCESS_LOCAL_WRITE),
+			ERI_AQ_STS_OK);
+	KUNIT_ASSERT_EQ(test, eri_sim_mr_get(t->sdev, key, 3,
+					     ERI_MR_ACCESS_LOCAL_WRITE,
+					     page_to_phys(pages[0]) + 10, 20,
+					     &mr), 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_copy(t->sdev, mr,
+					      page_to_phys(pages[0]) + 10,
+					      buf, 20, false), 0);
+	KUNIT_EXPECT_EQ(test, buf[0], ((u8 *)page_address(pages[0]))[10]);
+	eri_sim_mr_put(mr);
+	/* A reset forgets every region. */
+	t_write(t, ERI_REG_DEV_CTL, ERI_REG_DEV_CTL_RESET);
+	t_sync(t);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_get(t->sdev, key, 3, 0, 0, 1, &mr),
+			-ENOENT);
+
+	for (i = 0; i < T_MR_PAGES; i++)
+		__free_page(pages[i]);
+}
+
 static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_enable),
 	KUNIT_CASE(eri_sim_test_admin),
@@ -435,6 +605,7 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_eq),
 	KUNIT_CASE(eri_sim_test_regs),
 	KUNIT_CASE(eri_sim_test_dma),
+	KUNIT_CASE(eri_sim_test_mr),
 	{}
 };
 

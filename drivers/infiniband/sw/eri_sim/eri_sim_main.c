@@ -101,6 +101,8 @@ static void eri_sim_adev_release(struct device *dev)
 static void eri_sim_dev_free(struct eri_sim_dev *sdev)
 {
 	destroy_workqueue(sdev->wq);
+	/* Regions a driver left behind without resetting the device. */
+	eri_sim_mrs_destroy(sdev);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	ida_free(&eri_sim_ida, sdev->bus.adev.id);
 	auxiliary_device_uninit(&sdev->bus.adev);

@@ -182,6 +182,7 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		spin_lock_init(&sdev->ceq[i].lock);
 	spin_lock_init(&sdev->port_lock);
+	xa_init(&sdev->mrs);
 	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
 	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
 	INIT_WORK(&sdev->irq_work, eri_sim_irq_work);
@@ -196,6 +197,7 @@ static void eri_sim_disable(struct eri_sim_dev *sdev)
 	eri_sim_eq_destroy(&sdev->aeq);
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		eri_sim_eq_destroy(&sdev->ceq[i]);
+	eri_sim_mrs_destroy(sdev);
 	memset(&sdev->aq, 0, sizeof(sdev->aq));
 	memset(&sdev->port_reported, 0, sizeof(sdev->port_reported));
 	sdev->irq_pending = 0;

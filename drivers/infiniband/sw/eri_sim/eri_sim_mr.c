@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eri_sim memory regions: the device's MR table and the translation of
+ * (key, PD, access, iova, length) into host memory.
+ *
+ * REG_MR copies the driver's page list into memory of the device's own, so
+ * later writes to the list change nothing.  Every access takes a reference
+ * on the region; DEREG_MR removes the region from the table and completes only
+ * once the last access dropped its reference, so deregistration with traffic
+ * in flight is safe.  Lookups run under RCU and free the region after a grace
+ * period.
+ */
+#include <linux/bitfield.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+
+#include "eri_sim.h"
+
+#define ERI_SIM_MR_MIN_PAGE_SHIFT	12
+#define ERI_SIM_MR_MAX_PAGE_SHIFT	30
+
+struct eri_sim_mr {
+	u32 key;
+	u32 pdn;
+	u32 access;		/* ERI_MR_ACCESS_* */
+	bool dma;		/* bus addresses, one to one */
+	u64 iova;
+	u64 length;
+	u32 page_shift;
+	u32 npages;
+	u64 *pages;		/* bus address of each page */
+	refcount_t ref;		/* the table's, plus one per access */
+	struct completion unused;
+	struct rcu_head rcu;
+};
+
+static u64 eri_sim_mr_base(const struct eri_sim_mr *mr)
+{
+	return round_down(mr->iova, 1ULL << mr->page_shift);
+}
+
+static u8 eri_sim_mr_check(struct eri_sim_dev *sdev,
+			   const struct eri_aq_reg_mr_cmd *cmd, u32 cfg)
+{
+	u64 iova = le64_to_cpu(cmd->iova), length = le64_to_cpu(cmd->length);
+	u32 shift = FIELD_GET(ERI_AQ_REG_MR_PAGE_SHIFT, cfg);
+	u32 npages = le32_to_cpu(cmd->npages);
+	u64 end, span;
+
+	if (FIELD_GET(ERI_MR_KEY_INDEX, le32_to_cpu(cmd->key)) >=
+	    ERI_SIM_MAX_MR ||
+	    le32_to_cpu(cmd->pdn) >= ERI_SIM_MAX_PD)
+		return ERI_AQ_STS_BAD_PARAM;
+	if (check_add_overflow(iova, length, &end))
+		return ERI_AQ_STS_BAD_PARAM;
+	if (cfg & ERI_AQ_REG_MR_DMA)
+		return npages ? ERI_AQ_STS_BAD_PARAM : ERI_AQ_STS_OK;
+	if (shift < ERI_SIM_MR_MIN_PAGE_SHIFT ||
+	    shift > ERI_SIM_MR_MAX_PAGE_SHIFT ||
+	    !npages || npages > ERI_SIM_MR_MAX_PAGES)
+		return ERI_AQ_STS_BAD_PARAM;
+	/* The pages must cover the region from iova's page on. */
+	span = (u64)npages << shift;
+	if (end - round_down(iova, 1ULL << shift) > span)
+		return ERI_AQ_STS_BAD_PARAM;
+	return ERI_AQ_STS_OK;
+}
+
+/* Copy and check the page list; device context. */
+static u8 eri_sim_mr_load_pages(struct eri_sim_dev *sdev,
+				struct eri_sim_mr *mr, u64 pbl_addr)
+{
+	u64 psize = 1ULL << mr->page_shift;
+	const __le64 *pbl;
+	u32 i;
+
+	pbl = eri_sim_dma_ptr(sdev, pbl_addr, (size_t)mr->npages * sizeof(*pbl));
+	if (!pbl)
+		return ERI_AQ_STS_DMA_ERR;
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return ERI_AQ_STS_NO_RESOURCE;
+	for (i = 0; i < mr->npages; i++) {
+		u64 addr = le64_to_cpu(READ_ONCE(pbl[i]));
+
+		if (!IS_ALIGNED(addr, psize) ||
+		    !eri_sim_dma_ptr(sdev, addr, psize)) {
+			kvfree(mr->pages);
+			return ERI_AQ_STS_BAD_PARAM;
+		}
+		mr->pages[i] = addr;
+	}
+	return ERI_AQ_STS_OK;
+}
+
+u8 eri_sim_reg_mr(struct eri_sim_dev *sdev, const struct eri_aq_reg_mr_cmd *cmd)
+{
+	u32 cfg = le32_to_cpu(cmd->cfg);
+	struct eri_sim_mr *mr;
+	u8 status;
+	int ret;
+
+	status = eri_sim_mr_check(sdev, cmd, cfg);
+	if (status)
+		return status;
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERI_AQ_STS_NO_RESOURCE;
+	mr->key = le32_to_cpu(cmd->key);
+	mr->pdn = le32_to_cpu(cmd->pdn);
+	mr->access = FIELD_GET(ERI_AQ_REG_MR_ACCESS, cfg);
+	mr->dma = cfg & ERI_AQ_REG_MR_DMA;
+	mr->iova = le64_to_cpu(cmd->iova);
+	mr->length = le64_to_cpu(cmd->length);
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->unused);
+	if (!mr->dma) {
+		mr->page_shift = FIELD_GET(ERI_AQ_REG_MR_PAGE_SHIFT, cfg);
+		mr->npages = le32_to_cpu(cmd->npages);
+		status = eri_sim_mr_load_pages(sdev, mr,
+					       le64_to_cpu(cmd->pbl_addr));
+		if (status)
+			goto err_free_mr;
+	}
+	ret = xa_insert(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, mr->key), mr,
+			GFP_KERNEL);
+	if (ret) {
+		status = ret == -EBUSY ? ERI_AQ_STS_EXISTS :
+					 ERI_AQ_STS_NO_RESOURCE;
+		goto err_free_pages;
+	}
+	return ERI_AQ_STS_OK;
+
+err_free_pages:
+	kvfree(mr->pages);
+err_free_mr:
+	kfree(mr);
+	return status;
+}
+
+/* Remove @mr from the table and free it once unused; device context. */
+static void eri_sim_mr_destroy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr)
+{
+	xa_erase(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, mr->key));
+	eri_sim_mr_put(mr);
+	wait_for_completion(&mr->unused);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+}
+
+u8 eri_sim_dereg_mr(struct eri_sim_dev *sdev,
+		    const struct eri_aq_dereg_mr_cmd *cmd)
+{
+	u32 key = le32_to_cpu(cmd->key);
+	struct eri_sim_mr *mr;
+
+	mr = xa_load(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, key));
+	if (!mr || mr->key != key)
+		return ERI_AQ_STS_NOT_FOUND;
+	eri_sim_mr_destroy(sdev, mr);
+	return ERI_AQ_STS_OK;
+}
+
+/* Forget every region (reset); device context. */
+void eri_sim_mrs_destroy(struct eri_sim_dev *sdev)
+{
+	struct eri_sim_mr *mr;
+	unsigned long index;
+
+	xa_for_each(&sdev->mrs, index, mr)
+		eri_sim_mr_destroy(sdev, mr);
+}
+
+/**
+ * eri_sim_mr_get - look up a region for one access
+ * @sdev: the device
+ * @key: the lkey or rkey presented
+ * @pdn: the PD of the queue pair making the access
+ * @access: ERI_MR_ACCESS_* rights the access needs (0: local read)
+ * @iova: first byte
+ * @len: bytes
+ * @mrp: the region, with a reference for the caller to put
+ *
+ * Any context.  Return: 0, -ENOENT for an unknown key, -EACCES for another
+ * PD or a missing right, -ERANGE when the bytes are not all in the region.
+ */
+int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
+		   u64 iova, u64 len, struct eri_sim_mr **mrp)
+{
+	struct eri_sim_mr *mr;
+	u64 end;
+	int ret;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, key));
+	if (mr && (mr->key != key || !refcount_inc_not_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	if (!mr)
+		return -ENOENT;
+
+	if (mr->pdn != pdn || (mr->access & access) != access)
+		ret = -EACCES;
+	else if (check_add_overflow(iova, len, &end) ||
+		 (!mr->dma && (iova < mr->iova || end > mr->iova + mr->length)))
+		ret = -ERANGE;
+	else
+		ret = 0;
+	if (ret) {
+		eri_sim_mr_put(mr);
+		return ret;
+	}
+	*mrp = mr;
+	return 0;
+}
+
+void eri_sim_mr_put(struct eri_sim_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->unused);
+}
+
+/**
+ * eri_sim_mr_copy - copy between a buffer and a region
+ * @sdev: the device
+ * @mr: a region from eri_sim_mr_get() that covers [iova, iova + len)
+ * @iova: first byte of the region
+ * @buf: the buffer
+ * @len: bytes
+ * @to_mr: copy from @buf into the region, else from the region into @buf
+ *
+ * Any context.  Return: 0, or -EFAULT when a page is not RAM.
+ */
+int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
+		    void *buf, size_t len, bool to_mr)
+{
+	while (len) {
+		u64 addr, chunk;
+		void *p;
+
+		if (mr->dma) {
+			addr = iova;
+		} else {
+			u64 off = iova - eri_sim_mr_base(mr);
+
+			addr = mr->pages[off >> mr->page_shift] +
+			       (off & ((1ULL << mr->page_shift) - 1));
+		}
+		/* Within one host page, so one check covers the copy. */
+		chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(addr));
+		p = eri_sim_dma_ptr(sdev, addr, chunk);
+		if (!p)
+			return -EFAULT;
+		if (to_mr)
+			memcpy(p, buf, chunk);
+		else
+			memcpy(buf, p, chunk);
+		buf += chunk;
+		iova += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
