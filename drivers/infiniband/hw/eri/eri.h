@@ -34,6 +34,8 @@ struct eri_ceq {
  * @ceqs: the completion event queues, @num_ceqs of them
  * @cq_xa: CQs by CQN, for completion events
  * @pd_ida: PD numbers
+ * @mr_ida: MR key indexes
+ * @mr_variant: the variant byte of the next MR key
  */
 struct eri_dev {
 	struct ib_device ibdev;
@@ -46,6 +48,8 @@ struct eri_dev {
 	u32 num_ceqs;
 	struct xarray cq_xa;
 	struct ida pd_ida;
+	struct ida mr_ida;
+	atomic_t mr_variant;
 };
 
 static inline struct eri_dev *to_eri_dev(struct ib_device *ibdev)

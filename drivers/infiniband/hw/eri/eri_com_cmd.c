@@ -106,3 +106,32 @@ int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn)
 
 	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
 }
+
+int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr)
+{
+	struct eri_aq_reg_mr_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_REG_MR),
+		.key = cpu_to_le32(attr->key),
+		.pdn = cpu_to_le32(attr->pdn),
+		.iova = cpu_to_le64(attr->iova),
+		.length = cpu_to_le64(attr->length),
+		.pbl_addr = cpu_to_le64(attr->pbl),
+		.npages = cpu_to_le32(attr->npages),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_REG_MR_ACCESS, attr->access) |
+				   (attr->dma ? ERI_AQ_REG_MR_DMA : 0) |
+				   FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT,
+					      attr->page_shift)),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+int eri_com_dereg_mr(struct eri_com_dev *com, u32 key)
+{
+	struct eri_aq_dereg_mr_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_DEREG_MR),
+		.key = cpu_to_le32(key),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}

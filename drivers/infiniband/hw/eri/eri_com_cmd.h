@@ -39,11 +39,26 @@ struct eri_com_port_attr {
 	u32 gid_tbl_len;
 };
 
+/* REG_MR parameters, in CPU byte order. */
+struct eri_com_mr_attr {
+	u32 key;
+	u32 pdn;
+	u32 access;		/* ERI_MR_ACCESS_* */
+	bool dma;		/* bus addresses one to one, no page list */
+	u64 iova;
+	u64 length;
+	dma_addr_t pbl;		/* page list: npages little-endian addresses */
+	u32 npages;
+	u32 page_shift;
+};
+
 int eri_com_query_device(struct eri_com_dev *com,
 			 struct eri_com_dev_attr *attr);
 int eri_com_query_port(struct eri_com_dev *com, struct eri_com_port_attr *attr);
 int eri_com_create_eq(struct eri_com_dev *com, u32 eqn, dma_addr_t ring,
 		      dma_addr_t dbrec, u32 depth_log, u32 vector);
 int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn);
+int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr);
+int eri_com_dereg_mr(struct eri_com_dev *com, u32 key);
 
 #endif /* _ERI_COM_CMD_H_ */

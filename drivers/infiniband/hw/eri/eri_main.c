@@ -24,6 +24,7 @@ static void eri_dealloc_driver(struct ib_device *ibdev)
 	eri_com_stop_events(&edev->com);
 	eri_ceqs_fini(edev);
 	eri_com_fini(&edev->com);
+	ida_destroy(&edev->mr_ida);
 	ida_destroy(&edev->pd_ida);
 }
 
@@ -37,7 +38,9 @@ static const struct ib_device_ops eri_dev_ops = {
 	.dealloc_driver = eri_dealloc_driver,
 	.dealloc_pd = eri_dealloc_pd,
 	.dealloc_ucontext = eri_dealloc_ucontext,
+	.dereg_mr = eri_dereg_mr,
 	.get_dev_fw_str = eri_get_dev_fw_str,
+	.get_dma_mr = eri_get_dma_mr,
 	.get_link_layer = eri_get_link_layer,
 	.get_port_immutable = eri_get_port_immutable,
 	.mmap = eri_mmap,
@@ -45,6 +48,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.query_device = eri_query_device,
 	.query_pkey = eri_query_pkey,
 	.query_port = eri_query_port,
+	.reg_user_mr = eri_reg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_pd, eri_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, eri_ucontext, ibucontext),
@@ -105,6 +109,7 @@ int eri_probe(struct eri_bus_dev *bdev)
 	spin_lock_init(&edev->port_lock);
 	xa_init_flags(&edev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	ida_init(&edev->pd_ida);
+	ida_init(&edev->mr_ida);
 
 	ret = eri_com_init(&edev->com, bdev, eri_handle_event, edev);
 	if (ret)

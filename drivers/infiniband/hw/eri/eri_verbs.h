@@ -16,6 +16,11 @@ struct eri_pd {
 	u32 pdn;
 };
 
+struct eri_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;	/* NULL for a DMA MR */
+};
+
 /*
  * DMA-coherent memory shared with userspace through mmap().  The entry owns
  * the buffer: it is freed when the last mapping and the object are gone.
@@ -29,6 +34,11 @@ struct eri_user_mmap_entry {
 static inline struct eri_pd *to_eri_pd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct eri_pd, ibpd);
+}
+
+static inline struct eri_mr *to_eri_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct eri_mr, ibmr);
 }
 
 static inline struct eri_user_mmap_entry *
@@ -52,5 +62,11 @@ int eri_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+
+/* eri_mr.c */
+struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *eri_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata);
+int eri_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 #endif /* _ERI_VERBS_H_ */

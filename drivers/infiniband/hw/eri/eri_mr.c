@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ERI memory regions: keys, and the page list the device translates with.
+ *
+ * A key is an index from the device's MR table (an IDA) and a variant byte
+ * that changes on every registration, so a stale key of a reused index does
+ * not reach the new region.  The page list is handed to the device in a
+ * DMA buffer that the device copies during REG_MR and that is freed after.
+ */
+#include <linux/bitfield.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+
+#include "eri_verbs.h"
+
+#define ERI_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_WRITE)
+
+static u32 eri_mr_access(int access)
+{
+	return (access & IB_ACCESS_LOCAL_WRITE ? ERI_MR_ACCESS_LOCAL_WRITE : 0) |
+	       (access & IB_ACCESS_REMOTE_READ ? ERI_MR_ACCESS_REMOTE_READ : 0) |
+	       (access & IB_ACCESS_REMOTE_WRITE ? ERI_MR_ACCESS_REMOTE_WRITE : 0);
+}
+
+/* Allocate @mr and its key. */
+static struct eri_mr *eri_mr_alloc(struct eri_dev *edev, int access)
+{
+	struct eri_mr *mr;
+	int index;
+
+	/* Optional access flags (relaxed ordering) are hints we may ignore. */
+	if (access & ~(ERI_MR_IB_ACCESS | IB_ACCESS_OPTIONAL))
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	index = ida_alloc_max(&edev->mr_ida, edev->attr.max_mr - 1, GFP_KERNEL);
+	if (index < 0) {
+		kfree(mr);
+		return ERR_PTR(index);
+	}
+	mr->ibmr.lkey = FIELD_PREP(ERI_MR_KEY_INDEX, index) |
+			FIELD_PREP(ERI_MR_KEY_VARIANT,
+				   atomic_inc_return(&edev->mr_variant));
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return mr;
+}
+
+static void eri_mr_free(struct eri_dev *edev, struct eri_mr *mr)
+{
+	ida_free(&edev->mr_ida, FIELD_GET(ERI_MR_KEY_INDEX, mr->ibmr.lkey));
+	kfree(mr);
+}
+
+struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct eri_dev *edev = to_eri_dev(ibpd->device);
+	struct eri_com_mr_attr attr = {
+		.pdn = to_eri_pd(ibpd)->pdn,
+		.access = eri_mr_access(access),
+		.dma = true,
+	};
+	struct eri_mr *mr;
+	int ret;
+
+	mr = eri_mr_alloc(edev, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	attr.key = mr->ibmr.lkey;
+	ret = eri_com_reg_mr(&edev->com, &attr);
+	if (ret) {
+		eri_mr_free(edev, mr);
+		return ERR_PTR(ret);
+	}
+	return &mr->ibmr;
+}
+
+/* Build the page list of the region's umem in @pgsz blocks; register it. */
+static int eri_mr_reg_umem(struct eri_dev *edev, struct eri_mr *mr,
+			   struct eri_com_mr_attr *attr, unsigned long pgsz)
+{
+	struct ib_block_iter biter;
+	struct eri_com_buf pbl;
+	__le64 *entry;
+	u32 i = 0;
+	int ret;
+
+	attr->npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
+	attr->page_shift = order_base_2(pgsz);
+	ret = eri_com_buf_alloc(&edev->com, &pbl,
+				attr->npages * sizeof(*entry));
+	if (ret)
+		return ret;
+	entry = pbl.va;
+	rdma_umem_for_each_dma_block(mr->umem, &biter, pgsz)
+		entry[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	attr->pbl = pbl.dma;
+	ret = eri_com_reg_mr(&edev->com, attr);
+	/* The device copied the list while it ran REG_MR. */
+	eri_com_buf_free(&edev->com, &pbl);
+	return ret;
+}
+
+struct ib_mr *eri_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 iova, int access, struct ib_udata *udata)
+{
+	struct eri_dev *edev = to_eri_dev(ibpd->device);
+	struct eri_com_mr_attr attr = {
+		.pdn = to_eri_pd(ibpd)->pdn,
+		.access = eri_mr_access(access),
+		.iova = iova,
+		.length = length,
+	};
+	unsigned long pgsz;
+	struct eri_mr *mr;
+	int ret;
+
+	mr = eri_mr_alloc(edev, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	attr.key = mr->ibmr.lkey;
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		ret = PTR_ERR(mr->umem);
+		goto err_free_mr;
+	}
+	pgsz = ib_umem_find_best_pgsz(mr->umem, edev->attr.page_size_cap, iova);
+	if (!pgsz) {
+		ret = -EINVAL;
+		goto err_release_umem;
+	}
+	ret = eri_mr_reg_umem(edev, mr, &attr, pgsz);
+	if (ret)
+		goto err_release_umem;
+	return &mr->ibmr;
+
+err_release_umem:
+	ib_umem_release(mr->umem);
+err_free_mr:
+	eri_mr_free(edev, mr);
+	return ERR_PTR(ret);
+}
+
+int eri_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct eri_dev *edev = to_eri_dev(ibmr->device);
+	struct eri_mr *mr = to_eri_mr(ibmr);
+	int ret;
+
+	/* Once it completes the device no longer touches the pages. */
+	ret = eri_com_dereg_mr(&edev->com, ibmr->lkey);
+	if (ret)
+		return ret;
+	ib_umem_release(mr->umem);
+	eri_mr_free(edev, mr);
+	return 0;
+}
