@@ -2,9 +2,9 @@
 /*
  * liberi: rdma-core provider of the ERI (Elastic RDMA Interface) device.
  *
- * The kernel driver implements the context, device and port queries and
- * protection domains so far; every verb left out of eri_ctx_ops is answered
- * by libibverbs with EOPNOTSUPP.
+ * The kernel driver implements the context, device and port queries,
+ * protection domains and memory regions so far; every verb left out of
+ * eri_ctx_ops is answered by libibverbs with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -86,6 +86,44 @@ static int eri_dealloc_pd(struct ibv_pd *ibvpd)
 	return 0;
 }
 
+static struct ibv_mr *eri_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
+}
+
+static int eri_dereg_mr(struct verbs_mr *vmr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(vmr);
+	if (err)
+		return err;
+
+	free(vmr);
+
+	return 0;
+}
+
 static void eri_free_context(struct ibv_context *ibvctx)
 {
 	struct eri_context *ctx = to_eri_ctx(ibvctx);
@@ -97,9 +135,11 @@ static void eri_free_context(struct ibv_context *ibvctx)
 static const struct verbs_context_ops eri_ctx_ops = {
 	.alloc_pd = eri_alloc_pd,
 	.dealloc_pd = eri_dealloc_pd,
+	.dereg_mr = eri_dereg_mr,
 	.free_context = eri_free_context,
 	.query_device_ex = eri_query_device_ex,
 	.query_port = eri_query_port,
+	.reg_mr = eri_reg_mr,
 };
 
 static struct verbs_context *eri_alloc_context(struct ibv_device *ibvdev,
