@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# Memory regions from userspace: tests/verbs/eri_mr_test.c, built here
+# against the rdma-core prefix, on eri0; then the device unloads cleanly.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+prefix=${ERI_RDMA_CORE:?run through vm-run --rdma-core}
+bin=$(mktemp -d)/eri_mr_test
+NS=eri_mr
+
+check "build eri_mr_test" gcc -O2 -Wall -Werror -o "$bin" \
+	"$(dirname "$0")/../verbs/eri_mr_test.c" \
+	-I"$prefix/include" -L"$prefix/lib" -libverbs
+modprobe eri_sim
+ip netns add "$NS"
+ip link add veA netns "$NS" type veth peer name veB
+ip -n "$NS" link set veA up
+check "rdma link add eri0" ip netns exec "$NS" rdma link add eri0 type eri netdev veA
+# A few huge pages, if the kernel offers them.
+echo 4 > /proc/sys/vm/nr_hugepages 2>/dev/null
+
+"$bin" eri0 > /tmp/mr.out 2>&1
+rc=$?
+cat /tmp/mr.out
+check "eri_mr_test on eri0" test "$rc" = 0
+
+check "delete eri0" ip netns exec "$NS" rdma link delete eri0
+wait_for 5 sh -c "! test -e /sys/class/infiniband/eri0"
+ip netns del "$NS"
+check "rmmod eri_sim" rmmod eri_sim
+check "rmmod eri" rmmod eri
+finish
