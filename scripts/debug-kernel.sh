@@ -3,11 +3,14 @@
 #
 # debug-kernel.sh [--rebuild]   build (or reuse) the ERI debug kernel; the
 #                               release is printed on the last line
+# debug-kernel.sh --release     print the release it builds, build nothing
 #
-# Source: linux-source-6.12 prepared by scripts/kernel-tree.sh.  Config: x86_64
-# defconfig + the fragments scripts/kconfig/*.config (KASAN, lockdep, kmemleak,
-# UBSAN, debugobjects, fault injection, KUnit framework, what the VM harness
-# needs).  ERI itself is not in this kernel: it is built out of tree against it.
+# Source: linux-source-6.12 prepared by scripts/kernel-tree.sh.  Config, minimal
+# like kunit.py's: "make allnoconfig" with KCONFIG_ALLCONFIG = the fragments
+# scripts/kconfig/*.config (base system, what the VM harness needs, KASAN,
+# lockdep, kmemleak, UBSAN, debugobjects, fault injection, KUnit framework);
+# every value they ask for is checked to have taken effect before building.
+# ERI itself is not in this kernel: it is built out of tree against it.
 #
 # Paths (ERI_CACHE defaults to /var/cache/eri):
 #   $ERI_CACHE/debug-kernel/6.12/build/      kbuild output dir (O=), kept, so a
@@ -26,19 +29,26 @@ ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VERSION=6.12
 JOBS=${JOBS:-$(nproc)}
-FRAGMENTS=(debug.config vm.config kunit.config trim.config)
+FRAGMENTS=(base.config vm.config debug.config kunit.config)
 
 die() { echo "debug-kernel.sh: $*" >&2; exit 1; }
 log() { echo "debug-kernel.sh: $*" >&2; }
 
-REBUILD=0
+REBUILD=0 RELEASE_ONLY=0
 case ${1:-} in
 "") ;;
 --rebuild) REBUILD=1 ;;
-*) sed -n '3,23s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+--release) RELEASE_ONLY=1 ;;
+*) sed -n '3,26s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac
 
 SRC=$("$REPO/scripts/kernel-tree.sh" "$VERSION")
+if [ "$RELEASE_ONLY" = 1 ]; then
+	# kernelversion + LOCALVERSION (LOCALVERSION_AUTO is off, see vm.config)
+	lv=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$REPO/scripts/kconfig/vm.config")
+	echo "$(make -s -C "$SRC" kernelversion)$lv"
+	exit 0
+fi
 PKGVER=$(cat "$SRC/.eri-pkgversion")
 WORK=$ERI_CACHE/debug-kernel/$VERSION
 B=$WORK/build
@@ -78,20 +88,14 @@ LOG=$WORK/build.log
 : > "$LOG"
 t0=$(date +%s)
 log "configuring in $B (log: $LOG)"
-{
-	make -C "$SRC" O="$B" x86_64_defconfig
-	# -m: merge only; the make below runs olddefconfig on the result
-	"$SRC/scripts/kconfig/merge_config.sh" -m -O "$B" "$B/.config" "${frag_paths[@]}"
-} >> "$LOG" 2>&1 || { tail -n 30 "$LOG" >&2; die "configuration failed"; }
+# allnoconfig + KCONFIG_ALLCONFIG: the fragments' values, everything else no
+# (or its default when it has no prompt).
+cat "${frag_paths[@]}" > "$B/eri-fragments.config"
+make -C "$SRC" O="$B" KCONFIG_ALLCONFIG="$B/eri-fragments.config" allnoconfig >> "$LOG" 2>&1 ||
+	{ tail -n 30 "$LOG" >&2; die "configuration failed"; }
 
-log "building bzImage and modules with -j$JOBS (log: $LOG)"
-make -C "$SRC" O="$B" -j"$JOBS" olddefconfig bzImage modules >> "$LOG" 2>&1 ||
-	{ tail -n 40 "$LOG" >&2; die "build failed, see $LOG"; }
-t1=$(date +%s)
-log "build took $((t1 - t0)) s"
-
-# Every value the fragments ask for must have survived olddefconfig; a symbol
-# the fragments set that this kernel does not know is reported, not fatal.
+# Every value the fragments ask for must have taken effect: a symbol this
+# kernel does not know, or one a Kconfig dependency overrode, is fatal.
 bad=0
 while IFS= read -r line; do
 	case $line in
@@ -102,15 +106,22 @@ while IFS= read -r line; do
 	got=$(grep -E "^($sym=|# $sym is not set)" "$B/.config" || true)
 	if [ -z "$got" ]; then
 		case $want in
-		"#"*) ;; # unset and unknown: same thing
-		*) log "warning: $sym unknown to this kernel (wanted: $want)" ;;
+		"#"*) ;; # unset and unknown (or invisible): same thing
+		*) log "ERROR: $sym unknown to this kernel or its dependencies are off (wanted: $want)"; bad=1 ;;
 		esac
 	elif [ "$got" != "$want" ]; then
-		log "warning: $want did not stick (got: $got)"
+		log "ERROR: $want did not take effect (got: $got)"
 		bad=1
 	fi
-done < <(cat "${frag_paths[@]}")
-[ "$bad" = 0 ] || log "some fragment values were overridden by Kconfig dependencies (see above)"
+done < "$B/eri-fragments.config"
+[ "$bad" = 0 ] || die "the config does not have what scripts/kconfig/*.config ask for (see above; $B/.config)"
+log "config: $(grep -c '=y' "$B/.config") built in, $(grep -c '=m' "$B/.config") modules"
+
+log "building bzImage and modules with -j$JOBS (log: $LOG)"
+make -C "$SRC" O="$B" -j"$JOBS" olddefconfig bzImage modules >> "$LOG" 2>&1 ||
+	{ tail -n 40 "$LOG" >&2; die "build failed, see $LOG"; }
+t1=$(date +%s)
+log "build took $((t1 - t0)) s"
 
 rel=$(release)
 out=$ERI_CACHE/kernels/$rel

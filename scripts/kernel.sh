@@ -7,15 +7,20 @@
 #                             headers are installed; prints the unpacked directory
 # kernel.sh flavours          list the known flavours
 #
-# FLAVOUR is one of 6.1 | 6.1-cloud | 6.12.  Releases are resolved from Debian's
-# metapackages, so an ABI bump in the archive is picked up without edits here;
-# without apt metadata the newest matching tree in /lib/modules is used.
+# FLAVOUR is one of 6.1 | 6.1-cloud | 6.12 | 6.12-debug.  Releases are resolved
+# from Debian's metapackages, so an ABI bump in the archive is picked up without
+# edits here; without apt metadata the newest matching tree in /lib/modules is
+# used.  6.12-debug is not a Debian kernel: it is ERI's KASAN + lockdep +
+# kmemleak kernel built from linux-source-6.12 by scripts/debug-kernel.sh
+# (fetch builds it when it is missing or stale: ~25 min cold on 2 cores); its
+# build tree for out-of-tree modules is <dir>/build.
 #
 # Cache layout: $ERI_CACHE/kernels/<release>/{vmlinuz,lib/modules/<release>/}
 set -euo pipefail
 
 ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
-FLAVOURS="6.1 6.1-cloud 6.12"
+FLAVOURS="6.1 6.1-cloud 6.12 6.12-debug"
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 die() { echo "kernel.sh: $*" >&2; exit 1; }
 
@@ -53,6 +58,10 @@ meta_dep() {
 
 version() {
 	local fl=$1 meta dep rel
+	if [ "$fl" = 6.12-debug ]; then
+		"$REPO/scripts/debug-kernel.sh" --release
+		return
+	fi
 	meta=$(meta_of "$fl")
 	dep=$(meta_dep "$meta")
 	# Fresh machine with empty apt lists and no kernel trees: update once.
@@ -98,6 +107,13 @@ ensure_pkgs() {
 
 fetch() {
 	local fl=$1 rel dir deb
+	if [ "$fl" = 6.12-debug ]; then
+		rel=$("$REPO/scripts/debug-kernel.sh" | tail -n1)
+		dir=$ERI_CACHE/kernels/$rel
+		[ -f "$dir/.complete" ] || die "debug-kernel.sh did not install $dir"
+		echo "$dir"
+		return 0
+	fi
 	rel=$(version "$fl")
 	dir=$ERI_CACHE/kernels/$rel
 	ensure_pkgs "linux-headers-$rel"

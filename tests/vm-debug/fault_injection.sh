@@ -37,10 +37,14 @@ ip link set veB up
 # Fail the n-th slab allocation of "rdma link add" (it probes the device in
 # its own context: the exec'd process is the one that counts), for every n,
 # until creation succeeds ten times in a row: past its last allocation.
+# exec by absolute path: with a bare name the shell tries execve on every PATH
+# entry and carries on after an ENOMEM, so the PATH search swallows the
+# injected failures (on 6.12-debug no failure was ever injected that way).
+RDMA=$(command -v rdma) || { echo "# no rdma tool"; exit 1; }
 failed=0 leftovers=0 n=0 in_a_row=0
 while [ "$in_a_row" -lt 10 ] && [ "$n" -lt 3000 ]; do
 	n=$((n + 1))
-	if ip netns exec "$NS" sh -c "echo $n > /proc/self/fail-nth && exec rdma link add eri0 type eri netdev veA" 2>/dev/null; then
+	if ip netns exec "$NS" sh -c "echo $n > /proc/self/fail-nth && exec $RDMA link add eri0 type eri netdev veA" 2>/dev/null; then
 		in_a_row=$((in_a_row + 1))
 		ip netns exec "$NS" rdma link delete eri0 || leftovers=$((leftovers + 1))
 	else
