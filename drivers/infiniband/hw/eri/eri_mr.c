@@ -24,9 +24,11 @@ static u32 eri_mr_access(int access)
 	       (access & IB_ACCESS_REMOTE_WRITE ? ERI_MR_ACCESS_REMOTE_WRITE : 0);
 }
 
-/* Allocate @mr and its key. */
-static struct eri_mr *eri_mr_alloc(struct eri_dev *edev, int access)
+/* Allocate a region and its key; fill in what REG_MR needs of them. */
+static struct eri_mr *eri_mr_alloc(struct ib_pd *ibpd, int access,
+				   struct eri_com_mr_attr *attr)
 {
+	struct eri_dev *edev = to_eri_dev(ibpd->device);
 	struct eri_mr *mr;
 	int index;
 
@@ -45,6 +47,9 @@ static struct eri_mr *eri_mr_alloc(struct eri_dev *edev, int access)
 			FIELD_PREP(ERI_MR_KEY_VARIANT,
 				   atomic_inc_return(&edev->mr_variant));
 	mr->ibmr.rkey = mr->ibmr.lkey;
+	attr->key = mr->ibmr.lkey;
+	attr->pdn = to_eri_pd(ibpd)->pdn;
+	attr->access = eri_mr_access(access);
 	return mr;
 }
 
@@ -57,18 +62,13 @@ static void eri_mr_free(struct eri_dev *edev, struct eri_mr *mr)
 struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct eri_dev *edev = to_eri_dev(ibpd->device);
-	struct eri_com_mr_attr attr = {
-		.pdn = to_eri_pd(ibpd)->pdn,
-		.access = eri_mr_access(access),
-		.dma = true,
-	};
+	struct eri_com_mr_attr attr = { .dma = true };
 	struct eri_mr *mr;
 	int ret;
 
-	mr = eri_mr_alloc(edev, access);
+	mr = eri_mr_alloc(ibpd, access, &attr);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	attr.key = mr->ibmr.lkey;
 	ret = eri_com_reg_mr(&edev->com, &attr);
 	if (ret) {
 		eri_mr_free(edev, mr);
@@ -107,20 +107,14 @@ struct ib_mr *eri_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata)
 {
 	struct eri_dev *edev = to_eri_dev(ibpd->device);
-	struct eri_com_mr_attr attr = {
-		.pdn = to_eri_pd(ibpd)->pdn,
-		.access = eri_mr_access(access),
-		.iova = iova,
-		.length = length,
-	};
+	struct eri_com_mr_attr attr = { .iova = iova, .length = length };
 	unsigned long pgsz;
 	struct eri_mr *mr;
 	int ret;
 
-	mr = eri_mr_alloc(edev, access);
+	mr = eri_mr_alloc(ibpd, access, &attr);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	attr.key = mr->ibmr.lkey;
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		ret = PTR_ERR(mr->umem);
