@@ -21,6 +21,13 @@ enum eri_aq_opcode {
 	ERI_AQ_OP_DESTROY_EQ = 4,
 	ERI_AQ_OP_REG_MR = 5,
 	ERI_AQ_OP_DEREG_MR = 6,
+	ERI_AQ_OP_CREATE_CQ = 7,
+	ERI_AQ_OP_DESTROY_CQ = 8,
+	ERI_AQ_OP_CREATE_QP = 9,
+	ERI_AQ_OP_MODIFY_QP = 10,
+	ERI_AQ_OP_QUERY_QP = 11,
+	ERI_AQ_OP_DESTROY_QP = 12,
+	ERI_AQ_OP_QUERY_STATS = 13,
 	ERI_AQ_OP_MAX,
 };
 
@@ -214,5 +221,185 @@ struct eri_aq_dereg_mr_cmd {
 };
 
 static_assert(sizeof(struct eri_aq_dereg_mr_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * CREATE_CQ: completion queue @cqn of 2^depth_log 32-byte entries in the
+ * physically contiguous ring at ring_addr.  The consumer index and the arm
+ * request live in the struct eri_cq_dbrec at dbrec_addr (eri_io_defs.h).
+ * Completion events go to completion event queue @eqn.
+ */
+struct eri_aq_create_cq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 ring_addr;
+	__le64 dbrec_addr;
+	__le32 cqn;
+	__le32 eqn;
+	__le32 cfg;
+	u8 reserved[20];
+};
+
+#define ERI_AQ_CREATE_CQ_DEPTH_LOG	GENMASK(4, 0)
+
+static_assert(sizeof(struct eri_aq_create_cq_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * DESTROY_CQ: once it completes the device writes nothing more to the ring,
+ * the doorbell record or the event queue for @cqn.  Fails with BAD_STATE
+ * while a queue pair still completes into the CQ.
+ */
+struct eri_aq_destroy_cq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 cqn;
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_destroy_cq_cmd) == ERI_AQ_SQE_SIZE);
+
+enum eri_qp_type {
+	ERI_QPT_RC = 0,
+};
+
+/*
+ * CREATE_QP: queue pair @qpn of PD @pdn, in state RESET.  The send queue
+ * holds 2^sq_depth_log WQEs of 2^sq_wqe_shift bytes at sq_addr, the receive
+ * queue 2^rq_depth_log WQEs of 2^rq_wqe_shift bytes at rq_addr (both rings
+ * physically contiguous); the struct eri_qp_dbrec at dbrec_addr carries the
+ * producer indexes and the kick flags.  Completions of each queue go to CQ
+ * send_cqn or recv_cqn, which must exist.
+ */
+struct eri_aq_create_qp_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 sq_addr;
+	__le64 rq_addr;
+	__le64 dbrec_addr;
+	__le32 qpn;
+	__le32 pdn;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 cfg;
+	u8 reserved[4];
+};
+
+#define ERI_AQ_CREATE_QP_TYPE		GENMASK(3, 0)	/* enum eri_qp_type */
+#define ERI_AQ_CREATE_QP_SQ_DEPTH_LOG	GENMASK(11, 8)
+#define ERI_AQ_CREATE_QP_RQ_DEPTH_LOG	GENMASK(15, 12)
+/* Every send WQE completes, whatever its SIGNALED flag says. */
+#define ERI_AQ_CREATE_QP_SQ_SIG_ALL	BIT(16)
+
+static_assert(sizeof(struct eri_aq_create_qp_cmd) == ERI_AQ_SQE_SIZE);
+
+/* Queue pair states, as the verbs know them. */
+enum eri_qp_state {
+	ERI_QPS_RESET = 0,
+	ERI_QPS_INIT = 1,
+	ERI_QPS_RTR = 2,
+	ERI_QPS_RTS = 3,
+	ERI_QPS_SQD = 4,
+	ERI_QPS_SQE = 5,
+	ERI_QPS_ERR = 6,
+};
+
+/* Fields of struct eri_qp_attr that MODIFY_QP applies. */
+#define ERI_QP_ATTR_STATE		BIT(0)
+#define ERI_QP_ATTR_ACCESS		BIT(1)
+#define ERI_QP_ATTR_PATH_MTU		BIT(2)
+#define ERI_QP_ATTR_AV			BIT(3)	/* sgid, dgid, ttl, tclass */
+#define ERI_QP_ATTR_DEST_QPN		BIT(4)
+#define ERI_QP_ATTR_RQ_PSN		BIT(5)
+#define ERI_QP_ATTR_SQ_PSN		BIT(6)
+#define ERI_QP_ATTR_TIMEOUT		BIT(7)
+#define ERI_QP_ATTR_RETRY_CNT		BIT(8)
+#define ERI_QP_ATTR_RNR_RETRY		BIT(9)
+#define ERI_QP_ATTR_MIN_RNR_TIMER	BIT(10)
+#define ERI_QP_ATTR_MAX_RD_ATOMIC	BIT(11)
+#define ERI_QP_ATTR_MAX_DEST_RD_ATOMIC	BIT(12)
+#define ERI_QP_ATTR_ALL			GENMASK(12, 0)
+
+/*
+ * Queue pair attributes: MODIFY_QP reads them from attr_addr, QUERY_QP
+ * writes them there.  The encodings of timeout, retry_cnt, rnr_retry and
+ * min_rnr_timer are the InfiniBand ones.  GIDs are IPv6 addresses, IPv4
+ * ones mapped (::ffff:a.b.c.d).
+ */
+struct eri_qp_attr {
+	__le32 mask;			/* ERI_QP_ATTR_*, MODIFY_QP only */
+	u8 state;			/* enum eri_qp_state */
+	u8 path_mtu_log;		/* log2 of the payload bytes per packet */
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
+	u8 max_dest_rd_atomic;
+	u8 access;			/* ERI_MR_ACCESS_REMOTE_* accepted */
+	u8 ttl;
+	u8 traffic_class;
+	u8 sq_draining;			/* QUERY_QP: SQD still has work out */
+	__le32 dest_qpn;
+	__le32 rq_psn;			/* next PSN expected from the peer */
+	__le32 sq_psn;			/* next PSN to send */
+	__le32 flow_label;
+	u8 sgid[16];
+	u8 dgid[16];
+	u8 reserved[56];
+};
+
+static_assert(sizeof(struct eri_qp_attr) == 128);
+
+/*
+ * MODIFY_QP applies the fields of @mask from the struct eri_qp_attr at
+ * attr_addr; QUERY_QP writes the queue pair's attributes there.  The driver
+ * checks state transitions; the device applies what it is given, except that
+ * it refuses (BAD_STATE) a transition out of a state it left on its own
+ * (ERR or SQE) that the driver did not know of.
+ */
+struct eri_aq_qp_attr_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 attr_addr;
+	__le32 qpn;
+	u8 reserved[44];
+};
+
+static_assert(sizeof(struct eri_aq_qp_attr_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * DESTROY_QP: once it completes the device touches none of the queue pair's
+ * rings or its doorbell record again and sends nothing more for it.
+ */
+struct eri_aq_destroy_qp_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 qpn;
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_destroy_qp_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * QUERY_STATS: the device writes its counters, ERI_STAT_NUM little-endian
+ * 64-bit values in enum eri_stat order, to resp_addr.
+ */
+struct eri_aq_query_stats_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 resp_addr;
+	__le32 resp_len;
+	u8 reserved[44];
+};
+
+static_assert(sizeof(struct eri_aq_query_stats_cmd) == ERI_AQ_SQE_SIZE);
+
+enum eri_stat {
+	ERI_STAT_TX_PKTS,		/* packets sent */
+	ERI_STAT_TX_BYTES,		/* payload bytes sent */
+	ERI_STAT_RX_PKTS,		/* packets received for a queue pair */
+	ERI_STAT_RX_BYTES,		/* payload bytes received */
+	ERI_STAT_RX_DROPS,		/* malformed or unroutable packets */
+	ERI_STAT_RETRANS_PKTS,		/* packets sent again */
+	ERI_STAT_TIMEOUTS,		/* retransmission timer expiries */
+	ERI_STAT_SEQ_NAKS,		/* out-of-sequence NAKs sent */
+	ERI_STAT_RNR_NAKS,		/* RNR NAKs sent */
+	ERI_STAT_SQ_KICKS,		/* send queue doorbells rung */
+	ERI_STAT_CQ_EVENTS,		/* completion events raised */
+	ERI_STAT_NUM,
+};
 
 #endif /* _ERI_ADMIN_DEFS_H_ */

@@ -33,6 +33,12 @@ enum eri_aeqe_type {
 	ERI_AEQE_PORT_CHANGE = 1,
 	/* Completion event queue @subject overflowed; events were lost. */
 	ERI_AEQE_CEQ_OVERFLOW = 2,
+	/* CQ @subject overran: a completion was dropped, the CQ is broken. */
+	ERI_AEQE_CQ_ERR = 3,
+	/* QP @subject entered ERR on its own (a completion says why). */
+	ERI_AEQE_QP_FATAL = 4,
+	/* QP @subject in SQD has no send work outstanding any more. */
+	ERI_AEQE_SQ_DRAINED = 5,
 };
 
 /* Completion event queue entry: CQ @cqn has a new completion. */
@@ -60,5 +66,171 @@ struct eri_dbrec {
 };
 
 static_assert(sizeof(struct eri_dbrec) == 8);
+
+/*
+ * Queue pair doorbell record, written by both sides:
+ *
+ * @sq_pi and @rq_pi are the free-running 16-bit producer indexes of the send
+ * and receive queues; the producer writes the WQEs, then (after a write
+ * barrier) the index.  The device reads them whenever it looks for work.
+ *
+ * @sq_need_kick and @rq_need_kick are the device's: nonzero asks the producer
+ * to ring the queue's doorbell register (ERI_REG_SQ_DB, ERI_REG_RQ_DB) after
+ * it raised the index.  The device sets sq_need_kick when it finds the send
+ * queue empty and stops looking, and then reads sq_pi once more, so a
+ * producer that raises sq_pi, issues a full barrier and reads the flag
+ * either sees it set or has its WQE found.  rq_need_kick is set only while
+ * the receive queue must be flushed (state ERR); the device reads rq_pi when
+ * a message arrives, so receives need no doorbell.
+ */
+struct eri_qp_dbrec {
+	__le32 sq_pi;
+	__le32 rq_pi;
+	__le32 sq_need_kick;
+	__le32 rq_need_kick;
+};
+
+static_assert(sizeof(struct eri_qp_dbrec) == 16);
+
+/*
+ * Completion queue doorbell record, written by the consumer: @ci is its
+ * free-running consumer index (the device never writes past it), @arm a
+ * request for one completion event.  The consumer arms by writing a new
+ * sequence number with ARM set (and SOLICITED to be woken only by a
+ * solicited or failed completion); the device raises one event for each
+ * sequence number, at the first matching completion it writes after
+ * reading the request, and reads @arm after every completion it writes.
+ */
+struct eri_cq_dbrec {
+	__le32 ci;
+	__le32 arm;
+};
+
+#define ERI_CQ_ARM			BIT(0)
+#define ERI_CQ_ARM_SOLICITED		BIT(1)
+#define ERI_CQ_ARM_SN			GENMASK(31, 2)
+
+static_assert(sizeof(struct eri_cq_dbrec) == 8);
+
+/* Scatter/gather element: @length bytes at @addr of region @lkey. */
+struct eri_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+static_assert(sizeof(struct eri_sge) == 16);
+
+enum eri_sq_opcode {
+	ERI_SQ_OP_SEND = 0,
+	ERI_SQ_OP_SEND_IMM = 1,
+	ERI_SQ_OP_SEND_INV = 2,
+	ERI_SQ_OP_WRITE = 3,
+	ERI_SQ_OP_WRITE_IMM = 4,
+	ERI_SQ_OP_READ = 5,
+};
+
+#define ERI_SQ_WQE_SHIFT		7
+#define ERI_SQ_WQE_SIZE			BIT(ERI_SQ_WQE_SHIFT)
+#define ERI_SQ_WQE_MAX_SGE		6
+#define ERI_SQ_WQE_MAX_INLINE		96
+
+/*
+ * Send queue WQE: this 32-byte header, then either NUM_SGE struct eri_sge
+ * or, with INLINE set, @length bytes of data (at most 96).  @remote_addr and
+ * @rkey are those of WRITE, WRITE_IMM and READ; @imm_data (network byte
+ * order, carried as is) that of SEND_IMM and WRITE_IMM; @inv_rkey the key
+ * SEND_INV invalidates at the responder.
+ */
+struct eri_sq_wqe_hdr {
+	__le32 hdr;
+	__le32 length;
+	__be32 imm_data;
+	__le32 inv_rkey;
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved;
+};
+
+#define ERI_SQ_WQE_HDR_OPCODE		GENMASK(7, 0)	/* enum eri_sq_opcode */
+#define ERI_SQ_WQE_HDR_SIGNALED		BIT(8)
+#define ERI_SQ_WQE_HDR_SOLICITED	BIT(9)
+#define ERI_SQ_WQE_HDR_FENCE		BIT(10)
+#define ERI_SQ_WQE_HDR_INLINE		BIT(11)
+#define ERI_SQ_WQE_HDR_NUM_SGE		GENMASK(19, 16)
+
+static_assert(sizeof(struct eri_sq_wqe_hdr) == 32);
+static_assert(sizeof(struct eri_sq_wqe_hdr) +
+	      ERI_SQ_WQE_MAX_SGE * sizeof(struct eri_sge) == ERI_SQ_WQE_SIZE);
+static_assert(sizeof(struct eri_sq_wqe_hdr) + ERI_SQ_WQE_MAX_INLINE ==
+	      ERI_SQ_WQE_SIZE);
+
+#define ERI_RQ_WQE_SHIFT		7
+#define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)
+#define ERI_RQ_WQE_MAX_SGE		7
+
+/* Receive queue WQE: this 16-byte header, then NUM_SGE struct eri_sge. */
+struct eri_rq_wqe_hdr {
+	__le32 hdr;
+	__le32 reserved[3];
+};
+
+#define ERI_RQ_WQE_HDR_NUM_SGE		GENMASK(3, 0)
+
+static_assert(sizeof(struct eri_rq_wqe_hdr) +
+	      ERI_RQ_WQE_MAX_SGE * sizeof(struct eri_sge) == ERI_RQ_WQE_SIZE);
+
+enum eri_cqe_opcode {
+	ERI_CQE_OP_SEND = 0,
+	ERI_CQE_OP_WRITE = 1,
+	ERI_CQE_OP_READ = 2,
+	ERI_CQE_OP_RECV = 0x80,
+	ERI_CQE_OP_RECV_WRITE_IMM = 0x81,
+};
+
+/* Completion status, numbered as enum ib_wc_status. */
+enum eri_cqe_status {
+	ERI_CQE_STS_SUCCESS = 0,
+	ERI_CQE_STS_LOC_LEN_ERR = 1,
+	ERI_CQE_STS_LOC_QP_OP_ERR = 2,
+	ERI_CQE_STS_LOC_PROT_ERR = 4,
+	ERI_CQE_STS_WR_FLUSH_ERR = 5,
+	ERI_CQE_STS_BAD_RESP_ERR = 7,
+	ERI_CQE_STS_LOC_ACCESS_ERR = 8,
+	ERI_CQE_STS_REM_INV_REQ_ERR = 9,
+	ERI_CQE_STS_REM_ACCESS_ERR = 10,
+	ERI_CQE_STS_REM_OP_ERR = 11,
+	ERI_CQE_STS_RETRY_EXC_ERR = 12,
+	ERI_CQE_STS_RNR_RETRY_EXC_ERR = 13,
+	ERI_CQE_STS_GENERAL_ERR = 21,
+};
+
+/*
+ * Completion queue entry.  @wqe_idx is the free-running index of the WQE
+ * that completed, in the queue SQ names; WQEs of a queue complete in order,
+ * so a send completion also retires the unsignaled WQEs before it.
+ * @byte_len is the received length (receive completions) or the length of
+ * the request.  @imm_data is valid with IMM, @inv_rkey with INV.
+ */
+struct eri_cqe {
+	__le32 hdr;
+	__le32 qpn;
+	__le32 wqe_idx;
+	__le32 byte_len;
+	__be32 imm_data;
+	__le32 inv_rkey;
+	__le32 src_qpn;
+	__le32 reserved;
+};
+
+#define ERI_CQE_HDR_OWNER		BIT(0)
+#define ERI_CQE_HDR_SQ			BIT(1)
+#define ERI_CQE_HDR_SOLICITED		BIT(2)
+#define ERI_CQE_HDR_IMM			BIT(3)
+#define ERI_CQE_HDR_INV			BIT(4)
+#define ERI_CQE_HDR_OPCODE		GENMASK(15, 8)	/* enum eri_cqe_opcode */
+#define ERI_CQE_HDR_STATUS		GENMASK(23, 16)	/* enum eri_cqe_status */
+
+static_assert(sizeof(struct eri_cqe) == 32);
 
 #endif /* _ERI_IO_DEFS_H_ */

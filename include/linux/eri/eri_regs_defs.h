@@ -74,6 +74,14 @@ enum eri_dev_err {
 /* Doorbell: consumer index and arm, in the ERI_EQ_DB_* format. */
 #define ERI_REG_AEQ_DB			0x054
 
+/*
+ * Queue pair doorbells: writing a QPN tells the device that the queue's
+ * producer index in the doorbell record moved (see struct eri_qp_dbrec).
+ */
+#define ERI_REG_SQ_DB			0x060
+#define ERI_REG_RQ_DB			0x064
+#define ERI_REG_QP_DB_QPN		GENMASK(23, 0)
+
 /* Event queue doorbells of the completion event queues, one per EQN. */
 #define ERI_REG_CEQ_DB_BASE		0x400
 #define ERI_REG_CEQ_DB(eqn)		(ERI_REG_CEQ_DB_BASE + 4 * (eqn))

@@ -50,4 +50,36 @@ struct eri_ibv_alloc_pd_resp {
 	__u32 pdn;
 };
 
+/*
+ * Queues are shared with userspace through mmap(): each *_mmap_key is the
+ * offset to pass to mmap() on the uverbs file, each *_size the length in
+ * bytes.  Rings hold 2^depth_log entries in the formats of
+ * Documentation/infiniband/eri.rst; doorbell records are struct
+ * eri_cq_dbrec and struct eri_qp_dbrec at offset 0 of their page.
+ */
+struct eri_ibv_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+	__aligned_u64 ring_mmap_key;
+	__aligned_u64 dbrec_mmap_key;
+	__u32 ring_size;
+	__u32 dbrec_size;
+	__u32 depth_log;
+	__u32 reserved;
+};
+
+struct eri_ibv_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__aligned_u64 sq_mmap_key;
+	__aligned_u64 rq_mmap_key;
+	__aligned_u64 dbrec_mmap_key;
+	__u32 sq_size;
+	__u32 rq_size;
+	__u32 dbrec_size;
+	__u8 sq_depth_log;
+	__u8 rq_depth_log;
+	__u8 reserved[2];
+};
+
 #endif /* ERI_ABI_USER_H */
