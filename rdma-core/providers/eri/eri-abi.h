@@ -14,5 +14,9 @@ DECLARE_DRV_CMD(eri_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
 		eri_ibv_alloc_ucontext_req, eri_ibv_alloc_ucontext_resp);
 DECLARE_DRV_CMD(eri_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
 		eri_ibv_alloc_pd_resp);
+DECLARE_DRV_CMD(eri_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, empty,
+		eri_ibv_create_cq_resp);
+DECLARE_DRV_CMD(eri_create_qp, IB_USER_VERBS_CMD_CREATE_QP, empty,
+		eri_ibv_create_qp_resp);
 
 #endif /* __ERI_ABI_H__ */

@@ -2,9 +2,10 @@
 /*
  * liberi: rdma-core provider of the ERI (Elastic RDMA Interface) device.
  *
- * The kernel driver implements the context, device and port queries,
- * protection domains and memory regions so far; every verb left out of
- * eri_ctx_ops is answered by libibverbs with EOPNOTSUPP.
+ * The control path (context, device and port queries, protection domains,
+ * memory regions) is here; completion queues, queue pairs and the data path
+ * are in eri_verbs.c.  Every verb left out of eri_ctx_ops is answered by
+ * libibverbs with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -127,19 +128,34 @@ static int eri_dereg_mr(struct verbs_mr *vmr)
 static void eri_free_context(struct ibv_context *ibvctx)
 {
 	struct eri_context *ctx = to_eri_ctx(ibvctx);
+	unsigned int i;
 
+	/* Second levels of the QP table live as long as the context. */
+	for (i = 0; i < ERI_QP_TABLE_SIZE; i++)
+		free(ctx->qp_table[i]);
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
 }
 
 static const struct verbs_context_ops eri_ctx_ops = {
 	.alloc_pd = eri_alloc_pd,
+	.create_cq = eri_create_cq,
+	.create_qp = eri_create_qp,
 	.dealloc_pd = eri_dealloc_pd,
 	.dereg_mr = eri_dereg_mr,
+	.destroy_cq = eri_destroy_cq,
+	.destroy_qp = eri_destroy_qp,
 	.free_context = eri_free_context,
+	.modify_qp = eri_modify_qp,
+	.poll_cq = eri_poll_cq,
+	.post_recv = eri_post_recv,
+	.post_send = eri_post_send,
 	.query_device_ex = eri_query_device_ex,
 	.query_port = eri_query_port,
+	.query_qp = eri_query_qp,
 	.reg_mr = eri_reg_mr,
+	.req_notify_cq = eri_req_notify_cq,
 };
 
 static struct verbs_context *eri_alloc_context(struct ibv_device *ibvdev,
@@ -170,6 +186,12 @@ static struct verbs_context *eri_alloc_context(struct ibv_device *ibvdev,
 	ctx->sq_wqe_shift = resp.sq_wqe_shift;
 	ctx->rq_wqe_shift = resp.rq_wqe_shift;
 	ctx->cqe_shift = resp.cqe_shift;
+
+	err = pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+	if (err) {
+		errno = err;
+		goto err_free;
+	}
 
 	verbs_set_ops(&ctx->ibvctx, &eri_ctx_ops);
 

@@ -5,14 +5,31 @@
 #ifndef __ERI_H__
 #define __ERI_H__
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <infiniband/driver.h>
 #include <util/util.h>
 
+#include "eri_hw.h"
+
 struct eri_device {
 	struct verbs_device ibvdev;
 };
+
+/*
+ * QPN -> QP table of a context, for poll_cq: QPNs are 24 bits, looked up in
+ * two levels of 4096 entries; a second level is allocated with its first QP
+ * and kept until the context goes away, so that a lookup never races with
+ * its release.
+ */
+#define ERI_QPN_BITS			24
+#define ERI_QP_TABLE_SHIFT		12
+#define ERI_QP_TABLE_SIZE		(1U << ERI_QP_TABLE_SHIFT)
+#define ERI_QP_TABLE_MASK		(ERI_QP_TABLE_SIZE - 1)
+
+struct eri_qp;
 
 /* The device limits the kernel reports in its ucontext response. */
 struct eri_context {
@@ -24,6 +41,63 @@ struct eri_context {
 	uint8_t sq_wqe_shift;
 	uint8_t rq_wqe_shift;
 	uint8_t cqe_shift;
+
+	/*
+	 * Serializes insertions into and removals from qp_table; lookups
+	 * (poll_cq) take no lock but load the pointers atomically.
+	 */
+	pthread_mutex_t qp_table_mutex;
+	struct eri_qp **qp_table[ERI_QP_TABLE_SIZE];
+};
+
+/* A completion queue: the device's ring and our consumer state. */
+struct eri_cq {
+	struct ibv_cq ibvcq;
+	/*
+	 * Serializes pollers and arm requests of this CQ, and keeps a QP's
+	 * destruction from racing with a poll that uses it: destroy_qp
+	 * removes the QP from the table under the locks of both its CQs.
+	 */
+	pthread_spinlock_t lock;
+	uint32_t cqn;
+	uint32_t depth_log;
+	uint16_t ci;			/* free-running consumer index */
+	uint32_t arm_sn;		/* sequence number of the last arm */
+	struct eri_cqe *ring;
+	size_t ring_size;
+	struct eri_cq_dbrec *dbrec;
+	size_t dbrec_size;
+	/* Debugging: CQEs dropped because they named no live WQE. */
+	uint64_t stale_cqes;
+};
+
+/* One work queue of a QP, send or receive. */
+struct eri_wq {
+	/* Serializes posters of this queue, and them with poll_cq. */
+	pthread_spinlock_t lock;
+	void *ring;
+	size_t ring_size;
+	uint32_t depth_log;
+	uint32_t max_wr;		/* at most 2^depth_log */
+	uint32_t max_sge;
+	uint16_t pi;			/* free-running producer index */
+	uint16_t tail;			/* oldest WQE not completed yet */
+	uint64_t *wr_id;		/* 2^depth_log entries, by slot */
+	/* Debugging: doorbell system calls made and avoided. */
+	uint64_t kicks;
+	uint64_t kicks_skipped;
+	uint64_t kick_errors;
+};
+
+struct eri_qp {
+	struct ibv_qp ibvqp;
+	uint32_t qpn;
+	bool sq_sig_all;
+	uint32_t max_inline_data;
+	struct eri_wq sq;
+	struct eri_wq rq;
+	struct eri_qp_dbrec *dbrec;
+	size_t dbrec_size;
 };
 
 struct eri_pd {
@@ -45,5 +119,33 @@ static inline struct eri_pd *to_eri_pd(struct ibv_pd *ibvpd)
 {
 	return container_of(ibvpd, struct eri_pd, ibvpd);
 }
+
+static inline struct eri_cq *to_eri_cq(struct ibv_cq *ibvcq)
+{
+	return container_of(ibvcq, struct eri_cq, ibvcq);
+}
+
+static inline struct eri_qp *to_eri_qp(struct ibv_qp *ibvqp)
+{
+	return container_of(ibvqp, struct eri_qp, ibvqp);
+}
+
+/* eri_verbs.c: the data path. */
+struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector);
+int eri_destroy_cq(struct ibv_cq *ibvcq);
+int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc);
+int eri_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
+struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
+			     struct ibv_qp_init_attr *attr);
+int eri_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		  int attr_mask);
+int eri_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		 int attr_mask, struct ibv_qp_init_attr *init_attr);
+int eri_destroy_qp(struct ibv_qp *ibvqp);
+int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
 
 #endif /* __ERI_H__ */

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * liberi: the ERI device structures that userspace shares with the device
+ * through mmap()ed memory (completion queue entries, send and receive WQEs,
+ * the CQ and QP doorbell records).
+ *
+ * This mirrors include/linux/eri/eri_io_defs.h and eri_ring.h of the kernel
+ * tree field for field and bit for bit; userspace cannot include those (they
+ * use the kernel's <linux/bits.h> and <linux/build_bug.h>).  All fields are
+ * little endian except the immediate data, which is carried in network byte
+ * order as the verbs hand it over.  Sizes are pinned with static_assert so
+ * that a change on either side shows up at compile time.
+ */
+#ifndef __ERI_HW_H__
+#define __ERI_HW_H__
+
+#include <assert.h>
+#include <endian.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include <util/util.h>
+
+/* Rings hold 2^depth_log entries; a 16-bit index tells full from empty. */
+#define ERI_RING_MAX_DEPTH_LOG		15
+
+static inline uint32_t eri_ring_slot(uint16_t idx, uint32_t depth_log)
+{
+	return idx & ((1U << depth_log) - 1);
+}
+
+/* Owner bit the device writes at free-running index @idx: 1 on even passes. */
+static inline uint32_t eri_ring_owner(uint16_t idx, uint32_t depth_log)
+{
+	return !((idx >> depth_log) & 1);
+}
+
+/* Entries produced and not yet consumed. */
+static inline uint32_t eri_ring_used(uint16_t pi, uint16_t ci)
+{
+	return (uint16_t)(pi - ci);
+}
+
+/*
+ * Queue pair doorbell record (16 bytes at offset 0 of its mapping): the
+ * producer indexes are ours, the kick flags the device's.
+ */
+struct eri_qp_dbrec {
+	__le32 sq_pi;
+	__le32 rq_pi;
+	__le32 sq_need_kick;
+	__le32 rq_need_kick;
+};
+
+static_assert(sizeof(struct eri_qp_dbrec) == 16, "eri_qp_dbrec size");
+
+/* Completion queue doorbell record (8 bytes), written by the consumer. */
+struct eri_cq_dbrec {
+	__le32 ci;
+	__le32 arm;
+};
+
+#define ERI_CQ_ARM			BIT(0)
+#define ERI_CQ_ARM_SOLICITED		BIT(1)
+#define ERI_CQ_ARM_SN			GENMASK(31, 2)
+
+static_assert(sizeof(struct eri_cq_dbrec) == 8, "eri_cq_dbrec size");
+
+/* Scatter/gather element. */
+struct eri_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+static_assert(sizeof(struct eri_sge) == 16, "eri_sge size");
+
+enum eri_sq_opcode {
+	ERI_SQ_OP_SEND = 0,
+	ERI_SQ_OP_SEND_IMM = 1,
+	ERI_SQ_OP_SEND_INV = 2,
+	ERI_SQ_OP_WRITE = 3,
+	ERI_SQ_OP_WRITE_IMM = 4,
+	ERI_SQ_OP_READ = 5,
+};
+
+#define ERI_SQ_WQE_SHIFT		7
+#define ERI_SQ_WQE_SIZE			BIT(ERI_SQ_WQE_SHIFT)
+#define ERI_SQ_WQE_MAX_SGE		6
+#define ERI_SQ_WQE_MAX_INLINE		96
+
+/* Largest total length of one WQE the device accepts. */
+#define ERI_WQE_MAX_LENGTH		(1ULL << 31)
+
+/*
+ * Send queue WQE: this 32-byte header, then NUM_SGE struct eri_sge or, with
+ * INLINE set, @length bytes of data.
+ */
+struct eri_sq_wqe_hdr {
+	__le32 hdr;
+	__le32 length;
+	__be32 imm_data;
+	__le32 inv_rkey;
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved;
+};
+
+#define ERI_SQ_WQE_HDR_OPCODE		GENMASK(7, 0)	/* enum eri_sq_opcode */
+#define ERI_SQ_WQE_HDR_SIGNALED		BIT(8)
+#define ERI_SQ_WQE_HDR_SOLICITED	BIT(9)
+#define ERI_SQ_WQE_HDR_FENCE		BIT(10)
+#define ERI_SQ_WQE_HDR_INLINE		BIT(11)
+#define ERI_SQ_WQE_HDR_NUM_SGE		GENMASK(19, 16)
+
+static_assert(sizeof(struct eri_sq_wqe_hdr) == 32, "eri_sq_wqe_hdr size");
+static_assert(sizeof(struct eri_sq_wqe_hdr) +
+	      ERI_SQ_WQE_MAX_SGE * sizeof(struct eri_sge) == ERI_SQ_WQE_SIZE,
+	      "SQ WQE with SGEs");
+static_assert(sizeof(struct eri_sq_wqe_hdr) + ERI_SQ_WQE_MAX_INLINE ==
+	      ERI_SQ_WQE_SIZE, "SQ WQE with inline data");
+
+#define ERI_RQ_WQE_SHIFT		7
+#define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)
+#define ERI_RQ_WQE_MAX_SGE		7
+
+/* Receive queue WQE: this 16-byte header, then NUM_SGE struct eri_sge. */
+struct eri_rq_wqe_hdr {
+	__le32 hdr;
+	__le32 reserved[3];
+};
+
+#define ERI_RQ_WQE_HDR_NUM_SGE		GENMASK(3, 0)
+
+static_assert(sizeof(struct eri_rq_wqe_hdr) == 16, "eri_rq_wqe_hdr size");
+static_assert(sizeof(struct eri_rq_wqe_hdr) +
+	      ERI_RQ_WQE_MAX_SGE * sizeof(struct eri_sge) == ERI_RQ_WQE_SIZE,
+	      "RQ WQE");
+
+enum eri_cqe_opcode {
+	ERI_CQE_OP_SEND = 0,
+	ERI_CQE_OP_WRITE = 1,
+	ERI_CQE_OP_READ = 2,
+	ERI_CQE_OP_RECV = 0x80,
+	ERI_CQE_OP_RECV_WRITE_IMM = 0x81,
+};
+
+/* Completion status, numbered as the kernel's enum ib_wc_status. */
+enum eri_cqe_status {
+	ERI_CQE_STS_SUCCESS = 0,
+	ERI_CQE_STS_LOC_LEN_ERR = 1,
+	ERI_CQE_STS_LOC_QP_OP_ERR = 2,
+	ERI_CQE_STS_LOC_PROT_ERR = 4,
+	ERI_CQE_STS_WR_FLUSH_ERR = 5,
+	ERI_CQE_STS_BAD_RESP_ERR = 7,
+	ERI_CQE_STS_LOC_ACCESS_ERR = 8,
+	ERI_CQE_STS_REM_INV_REQ_ERR = 9,
+	ERI_CQE_STS_REM_ACCESS_ERR = 10,
+	ERI_CQE_STS_REM_OP_ERR = 11,
+	ERI_CQE_STS_RETRY_EXC_ERR = 12,
+	ERI_CQE_STS_RNR_RETRY_EXC_ERR = 13,
+	ERI_CQE_STS_GENERAL_ERR = 21,
+};
+
+/*
+ * Completion queue entry.  @wqe_idx is the free-running index of the WQE
+ * that completed in the queue the SQ bit names.
+ */
+struct eri_cqe {
+	__le32 hdr;
+	__le32 qpn;
+	__le32 wqe_idx;
+	__le32 byte_len;
+	__be32 imm_data;
+	__le32 inv_rkey;
+	__le32 src_qpn;
+	__le32 reserved;
+};
+
+#define ERI_CQE_SHIFT			5
+
+#define ERI_CQE_HDR_OWNER		BIT(0)
+#define ERI_CQE_HDR_SQ			BIT(1)
+#define ERI_CQE_HDR_SOLICITED		BIT(2)
+#define ERI_CQE_HDR_IMM			BIT(3)
+#define ERI_CQE_HDR_INV			BIT(4)
+#define ERI_CQE_HDR_OPCODE		GENMASK(15, 8)	/* enum eri_cqe_opcode */
+#define ERI_CQE_HDR_STATUS		GENMASK(23, 16)	/* enum eri_cqe_status */
+
+static_assert(sizeof(struct eri_cqe) == 1 << ERI_CQE_SHIFT, "eri_cqe size");
+
+/*
+ * Accessors for memory the device reads or writes concurrently (doorbell
+ * records, the owner word of a CQE): one untorn access the compiler may
+ * neither elide, repeat nor merge.  Ordering is the caller's business, with
+ * the barriers of <util/udma_barrier.h> or a full fence.
+ */
+static inline uint32_t eri_read_once32(const __le32 *p)
+{
+	return le32toh(*(const volatile __le32 *)p);
+}
+
+static inline void eri_write_once32(__le32 *p, uint32_t val)
+{
+	*(volatile __le32 *)p = htole32(val);
+}
+
+#endif /* __ERI_HW_H__ */

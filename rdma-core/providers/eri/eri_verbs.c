@@ -1,0 +1,908 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * liberi: completion queues, queue pairs and the data path.
+ *
+ * The kernel allocates the rings and doorbell records and maps them to us
+ * (mmap() on the uverbs file at the offsets of the create responses); after
+ * that, posting and polling touch only shared memory, in the formats of
+ * eri_hw.h.  The one system call of the fast path is the send queue kick: a
+ * POST_SEND with no work requests, made only when the device asked for one
+ * in the QP's doorbell record (Documentation/infiniband/eri.rst, "Doorbells
+ * and kicks"), and the same for the receive queue while the QP is in ERR.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <ccan/minmax.h>
+#include <util/udma_barrier.h>
+
+#include "eri.h"
+#include "eri-abi.h"
+
+/* A full barrier: our stores before it are seen before our loads after it. */
+static inline void eri_full_barrier(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void *eri_mmap(struct ibv_context *ibvctx, size_t len, int prot,
+		      uint64_t key)
+{
+	void *p;
+
+	p = mmap(NULL, len, prot, MAP_SHARED, ibvctx->cmd_fd, key);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void eri_munmap(void *p, size_t len)
+{
+	if (p)
+		munmap(p, len);
+}
+
+/*
+ * QPN -> QP table.  Insertions and removals hold qp_table_mutex; lookups
+ * from poll_cq take no lock: a second level, once published, stays until
+ * the context is freed, and entries are stored and loaded atomically.
+ */
+static int eri_qp_table_insert(struct eri_context *ctx, struct eri_qp *qp)
+{
+	uint32_t qpn = qp->qpn;
+	struct eri_qp **leaf;
+	int err = 0;
+
+	if (qpn >> ERI_QPN_BITS)
+		return EINVAL;
+
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	leaf = ctx->qp_table[qpn >> ERI_QP_TABLE_SHIFT];
+	if (!leaf) {
+		leaf = calloc(ERI_QP_TABLE_SIZE, sizeof(*leaf));
+		if (!leaf) {
+			err = ENOMEM;
+			goto out;
+		}
+		/* Publish the zeroed level only after it is zeroed. */
+		__atomic_store_n(&ctx->qp_table[qpn >> ERI_QP_TABLE_SHIFT],
+				 leaf, __ATOMIC_RELEASE);
+	}
+	if (leaf[qpn & ERI_QP_TABLE_MASK]) {
+		/* The kernel handed out a QPN that is still in use. */
+		err = EEXIST;
+		goto out;
+	}
+	/* Publish the QP only after it is fully initialized. */
+	__atomic_store_n(&leaf[qpn & ERI_QP_TABLE_MASK], qp, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	return err;
+}
+
+/* Called with qp_table_mutex held (and the locks of the QP's CQs). */
+static void eri_qp_table_remove_locked(struct eri_context *ctx,
+				       struct eri_qp *qp)
+{
+	struct eri_qp **leaf = ctx->qp_table[qp->qpn >> ERI_QP_TABLE_SHIFT];
+
+	if (leaf && leaf[qp->qpn & ERI_QP_TABLE_MASK] == qp)
+		__atomic_store_n(&leaf[qp->qpn & ERI_QP_TABLE_MASK], NULL,
+				 __ATOMIC_RELEASE);
+}
+
+static struct eri_qp *eri_qp_table_lookup(struct eri_context *ctx,
+					  uint32_t qpn)
+{
+	struct eri_qp **leaf;
+
+	if (qpn >> ERI_QPN_BITS)
+		return NULL;
+	leaf = __atomic_load_n(&ctx->qp_table[qpn >> ERI_QP_TABLE_SHIFT],
+			       __ATOMIC_ACQUIRE);
+	if (!leaf)
+		return NULL;
+	return __atomic_load_n(&leaf[qpn & ERI_QP_TABLE_MASK],
+			       __ATOMIC_ACQUIRE);
+}
+
+/* Completion queues */
+
+struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct eri_context *ctx = to_eri_ctx(ibvctx);
+	struct eri_create_cq_resp resp = {};
+	struct eri_create_cq cmd = {};
+	struct eri_cq *cq;
+	int err;
+
+	/* The CQE format of eri_hw.h is the only one we know. */
+	if (ctx->cqe_shift != ERI_CQE_SHIFT) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		goto err_free;
+
+	err = ibv_cmd_create_cq(ibvctx, cqe, channel, comp_vector, &cq->ibvcq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err)
+		goto err_spin;
+
+	cq->cqn = resp.cqn;
+	cq->depth_log = resp.depth_log;
+	cq->ring_size = resp.ring_size;
+	cq->dbrec_size = resp.dbrec_size;
+	if (cq->depth_log > ERI_RING_MAX_DEPTH_LOG ||
+	    cq->ring_size < ((size_t)sizeof(struct eri_cqe) << cq->depth_log) ||
+	    cq->dbrec_size < sizeof(struct eri_cq_dbrec)) {
+		err = EINVAL;
+		goto err_destroy;
+	}
+
+	/* We only read the ring; the doorbell record is ours to write. */
+	cq->ring = eri_mmap(ibvctx, cq->ring_size, PROT_READ,
+			    resp.ring_mmap_key);
+	if (!cq->ring) {
+		err = errno;
+		goto err_destroy;
+	}
+	cq->dbrec = eri_mmap(ibvctx, cq->dbrec_size, PROT_READ | PROT_WRITE,
+			     resp.dbrec_mmap_key);
+	if (!cq->dbrec) {
+		err = errno;
+		goto err_unmap;
+	}
+
+	return &cq->ibvcq;
+
+err_unmap:
+	eri_munmap(cq->ring, cq->ring_size);
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->ibvcq);
+err_spin:
+	pthread_spin_destroy(&cq->lock);
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+int eri_destroy_cq(struct ibv_cq *ibvcq)
+{
+	struct eri_cq *cq = to_eri_cq(ibvcq);
+	int err;
+
+	/* Once this returns the device writes nothing more to ring or dbrec. */
+	err = ibv_cmd_destroy_cq(ibvcq);
+	if (err)
+		return err;
+
+	eri_munmap(cq->dbrec, cq->dbrec_size);
+	eri_munmap(cq->ring, cq->ring_size);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+
+	return 0;
+}
+
+static enum ibv_wc_status eri_wc_status(uint32_t status)
+{
+	switch (status) {
+	case ERI_CQE_STS_SUCCESS:
+		return IBV_WC_SUCCESS;
+	case ERI_CQE_STS_LOC_LEN_ERR:
+		return IBV_WC_LOC_LEN_ERR;
+	case ERI_CQE_STS_LOC_QP_OP_ERR:
+		return IBV_WC_LOC_QP_OP_ERR;
+	case ERI_CQE_STS_LOC_PROT_ERR:
+		return IBV_WC_LOC_PROT_ERR;
+	case ERI_CQE_STS_WR_FLUSH_ERR:
+		return IBV_WC_WR_FLUSH_ERR;
+	case ERI_CQE_STS_BAD_RESP_ERR:
+		return IBV_WC_BAD_RESP_ERR;
+	case ERI_CQE_STS_LOC_ACCESS_ERR:
+		return IBV_WC_LOC_ACCESS_ERR;
+	case ERI_CQE_STS_REM_INV_REQ_ERR:
+		return IBV_WC_REM_INV_REQ_ERR;
+	case ERI_CQE_STS_REM_ACCESS_ERR:
+		return IBV_WC_REM_ACCESS_ERR;
+	case ERI_CQE_STS_REM_OP_ERR:
+		return IBV_WC_REM_OP_ERR;
+	case ERI_CQE_STS_RETRY_EXC_ERR:
+		return IBV_WC_RETRY_EXC_ERR;
+	case ERI_CQE_STS_RNR_RETRY_EXC_ERR:
+		return IBV_WC_RNR_RETRY_EXC_ERR;
+	default:
+		return IBV_WC_GENERAL_ERR;
+	}
+}
+
+/*
+ * Retire the WQE a CQE names: its index must lie between the queue's tail
+ * and its producer index, and every WQE before it (unsignaled sends) retires
+ * with it.  Returns false for a CQE that names no outstanding WQE, such as
+ * one left over from before a reset of the QP.
+ */
+static bool eri_wq_retire(struct eri_wq *wq, uint16_t idx, uint64_t *wr_id)
+{
+	bool ok = false;
+
+	/* Posters change pi and read tail under this lock. */
+	pthread_spin_lock(&wq->lock);
+	if ((uint16_t)(idx - wq->tail) < eri_ring_used(wq->pi, wq->tail)) {
+		*wr_id = wq->wr_id[eri_ring_slot(idx, wq->depth_log)];
+		wq->tail = idx + 1;
+		ok = true;
+	}
+	pthread_spin_unlock(&wq->lock);
+
+	return ok;
+}
+
+/*
+ * Turn one CQE (a private copy) into a work completion.  Returns false if
+ * the CQE is to be dropped: its QP is gone or it names no live WQE.
+ * Called with the CQ lock held, which keeps the QP from being freed.
+ */
+static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
+			  struct ibv_wc *wc)
+{
+	struct eri_context *ctx = to_eri_ctx(cq->ibvcq.context);
+	uint32_t hdr = le32toh(cqe->hdr);
+	uint32_t qpn = le32toh(cqe->qpn);
+	uint32_t status = FIELD_GET(ERI_CQE_HDR_STATUS, hdr);
+	uint32_t opcode = FIELD_GET(ERI_CQE_HDR_OPCODE, hdr);
+	bool is_sq = hdr & ERI_CQE_HDR_SQ;
+	struct eri_qp *qp;
+	uint64_t wr_id;
+
+	qp = eri_qp_table_lookup(ctx, qpn);
+	if (!qp)
+		return false;
+	/* A queue completes only into its own CQ. */
+	if ((is_sq ? qp->ibvqp.send_cq : qp->ibvqp.recv_cq) != &cq->ibvcq)
+		return false;
+	if (!eri_wq_retire(is_sq ? &qp->sq : &qp->rq,
+			   (uint16_t)le32toh(cqe->wqe_idx), &wr_id))
+		return false;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = wr_id;
+	wc->status = eri_wc_status(status);
+	if (status != ERI_CQE_STS_SUCCESS)
+		wc->vendor_err = status;
+	wc->qp_num = qpn;
+	wc->byte_len = le32toh(cqe->byte_len);
+
+	switch (opcode) {
+	case ERI_CQE_OP_SEND:
+		wc->opcode = IBV_WC_SEND;
+		break;
+	case ERI_CQE_OP_WRITE:
+		wc->opcode = IBV_WC_RDMA_WRITE;
+		break;
+	case ERI_CQE_OP_READ:
+		wc->opcode = IBV_WC_RDMA_READ;
+		break;
+	case ERI_CQE_OP_RECV:
+		wc->opcode = IBV_WC_RECV;
+		break;
+	case ERI_CQE_OP_RECV_WRITE_IMM:
+		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+		break;
+	default:
+		/* Only the status of a failed completion is defined. */
+		wc->opcode = is_sq ? IBV_WC_SEND : IBV_WC_RECV;
+		if (status == ERI_CQE_STS_SUCCESS) {
+			wc->status = IBV_WC_GENERAL_ERR;
+			wc->vendor_err = hdr;
+		}
+		break;
+	}
+
+	if (!is_sq) {
+		wc->src_qp = le32toh(cqe->src_qpn);
+		if (hdr & ERI_CQE_HDR_IMM) {
+			wc->wc_flags |= IBV_WC_WITH_IMM;
+			/* Network byte order on both sides. */
+			wc->imm_data = cqe->imm_data;
+		} else if (hdr & ERI_CQE_HDR_INV) {
+			wc->wc_flags |= IBV_WC_WITH_INV;
+			wc->invalidated_rkey = le32toh(cqe->inv_rkey);
+		}
+	}
+
+	return true;
+}
+
+int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
+{
+	struct eri_cq *cq = to_eri_cq(ibvcq);
+	uint16_t start;
+	int npolled = 0;
+
+	/* One poller at a time owns ci; see struct eri_cq for the rest. */
+	pthread_spin_lock(&cq->lock);
+	start = cq->ci;
+	while (npolled < num_entries) {
+		const struct eri_cqe *slot =
+			&cq->ring[eri_ring_slot(cq->ci, cq->depth_log)];
+		struct eri_cqe cqe;
+		uint32_t hdr;
+
+		hdr = eri_read_once32(&slot->hdr);
+		if ((hdr & ERI_CQE_HDR_OWNER) !=
+		    eri_ring_owner(cq->ci, cq->depth_log))
+			break;
+		/* The owner bit first, then the body it guards. */
+		udma_from_device_barrier();
+		memcpy(&cqe, slot, sizeof(cqe));
+		cqe.hdr = htole32(hdr);
+		cq->ci++;
+
+		if (eri_cqe_to_wc(cq, &cqe, &wc[npolled]))
+			npolled++;
+		else
+			cq->stale_cqes++;
+	}
+	if (cq->ci != start) {
+		/*
+		 * The entries are read before the device may reuse them:
+		 * order our loads of them before the store of ci.
+		 */
+		atomic_thread_fence(memory_order_release);
+		eri_write_once32(&cq->dbrec->ci, cq->ci);
+	}
+	pthread_spin_unlock(&cq->lock);
+
+	return npolled;
+}
+
+int eri_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
+{
+	struct eri_cq *cq = to_eri_cq(ibvcq);
+	uint32_t sn, arm;
+
+	/* arm_sn and the arm word are the CQ's, like ci. */
+	pthread_spin_lock(&cq->lock);
+	sn = (cq->arm_sn + 1) & (ERI_CQ_ARM_SN >> 2);
+	if (!sn)	/* 0 is the number of the zeroed record */
+		sn = 1;
+	cq->arm_sn = sn;
+	arm = FIELD_PREP(ERI_CQ_ARM_SN, sn) | ERI_CQ_ARM;
+	if (solicited_only)
+		arm |= ERI_CQ_ARM_SOLICITED;
+	eri_write_once32(&cq->dbrec->arm, arm);
+	/*
+	 * The device reads arm after each completion it writes, behind a
+	 * full barrier of its own; ours makes the request visible before
+	 * the caller polls again, so a completion is seen by that poll or
+	 * raises the event.
+	 */
+	eri_full_barrier();
+	pthread_spin_unlock(&cq->lock);
+
+	return 0;
+}
+
+/* Queue pairs */
+
+static int eri_wq_init(struct eri_wq *wq, struct ibv_context *ibvctx,
+		       uint64_t key, uint32_t size, uint32_t depth_log,
+		       uint32_t wqe_shift, uint32_t max_wr, uint32_t max_sge)
+{
+	int err;
+
+	err = pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (err)
+		return err;
+
+	/* A queue the QP does not have (no receive WRs, say) has no ring. */
+	if (!size)
+		return 0;
+	if (depth_log > ERI_RING_MAX_DEPTH_LOG ||
+	    size < ((size_t)1 << (depth_log + wqe_shift)))
+		return EINVAL;
+
+	wq->depth_log = depth_log;
+	wq->max_wr = min_t(uint32_t, max_wr, 1U << depth_log);
+	wq->max_sge = max_sge;
+	wq->wr_id = calloc(1U << depth_log, sizeof(*wq->wr_id));
+	if (!wq->wr_id)
+		return ENOMEM;
+	wq->ring = eri_mmap(ibvctx, size, PROT_READ | PROT_WRITE, key);
+	if (!wq->ring)
+		return errno;
+	wq->ring_size = size;
+
+	return 0;
+}
+
+static void eri_wq_cleanup(struct eri_wq *wq)
+{
+	eri_munmap(wq->ring, wq->ring_size);
+	free(wq->wr_id);
+	pthread_spin_destroy(&wq->lock);
+}
+
+struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
+			     struct ibv_qp_init_attr *attr)
+{
+	struct eri_context *ctx = to_eri_ctx(ibvpd->context);
+	struct eri_create_qp_resp resp = {};
+	struct eri_create_qp cmd = {};
+	struct eri_qp *qp;
+	int err;
+
+	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* The WQE formats of eri_hw.h are the only ones we know. */
+	if (ctx->sq_wqe_shift != ERI_SQ_WQE_SHIFT ||
+	    ctx->rq_wqe_shift != ERI_RQ_WQE_SHIFT) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	err = ibv_cmd_create_qp(ibvpd, &qp->ibvqp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+
+	/* attr->cap now holds what the kernel granted. */
+	qp->qpn = resp.qpn;
+	qp->sq_sig_all = attr->sq_sig_all;
+	qp->max_inline_data = min_t(uint32_t, attr->cap.max_inline_data,
+				    ERI_SQ_WQE_MAX_INLINE);
+	if (qp->qpn != qp->ibvqp.qp_num) {
+		err = EINVAL;
+		goto err_destroy;
+	}
+
+	err = eri_wq_init(&qp->sq, ibvpd->context, resp.sq_mmap_key,
+			  resp.sq_size, resp.sq_depth_log, ERI_SQ_WQE_SHIFT,
+			  attr->cap.max_send_wr,
+			  min_t(uint32_t, attr->cap.max_send_sge,
+				ERI_SQ_WQE_MAX_SGE));
+	if (err)
+		goto err_sq;
+	err = eri_wq_init(&qp->rq, ibvpd->context, resp.rq_mmap_key,
+			  resp.rq_size, resp.rq_depth_log, ERI_RQ_WQE_SHIFT,
+			  attr->cap.max_recv_wr,
+			  min_t(uint32_t, attr->cap.max_recv_sge,
+				ERI_RQ_WQE_MAX_SGE));
+	if (err)
+		goto err_rq;
+
+	qp->dbrec_size = resp.dbrec_size;
+	if (qp->dbrec_size < sizeof(struct eri_qp_dbrec)) {
+		err = EINVAL;
+		goto err_rq;
+	}
+	qp->dbrec = eri_mmap(ibvpd->context, qp->dbrec_size,
+			     PROT_READ | PROT_WRITE, resp.dbrec_mmap_key);
+	if (!qp->dbrec) {
+		err = errno;
+		goto err_rq;
+	}
+
+	err = eri_qp_table_insert(ctx, qp);
+	if (err)
+		goto err_dbrec;
+
+	return &qp->ibvqp;
+
+err_dbrec:
+	eri_munmap(qp->dbrec, qp->dbrec_size);
+err_rq:
+	eri_wq_cleanup(&qp->rq);
+err_sq:
+	eri_wq_cleanup(&qp->sq);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->ibvqp);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+/*
+ * RESET makes the device take both producer indexes as 0 again: start our
+ * queues over as well, and say so in the doorbell record, so that the
+ * device finds no stale index when the QP is brought up again.  CQEs of
+ * the old incarnation name no outstanding WQE now and are dropped by poll.
+ */
+static void eri_qp_reset(struct eri_qp *qp)
+{
+	/* The locks of both queues: their posters and pollers. */
+	pthread_spin_lock(&qp->sq.lock);
+	pthread_spin_lock(&qp->rq.lock);
+	qp->sq.pi = 0;
+	qp->sq.tail = 0;
+	qp->rq.pi = 0;
+	qp->rq.tail = 0;
+	eri_write_once32(&qp->dbrec->sq_pi, 0);
+	eri_write_once32(&qp->dbrec->rq_pi, 0);
+	pthread_spin_unlock(&qp->rq.lock);
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+int eri_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		  int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibvqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		eri_qp_reset(to_eri_qp(ibvqp));
+
+	return 0;
+}
+
+int eri_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
+		 int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibvqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+/* Lock both CQs of a QP (once if they are the same), in address order. */
+static void eri_lock_cqs(struct eri_cq *a, struct eri_cq *b)
+{
+	if (a == b) {
+		pthread_spin_lock(&a->lock);
+	} else if (a < b) {
+		pthread_spin_lock(&a->lock);
+		pthread_spin_lock(&b->lock);
+	} else {
+		pthread_spin_lock(&b->lock);
+		pthread_spin_lock(&a->lock);
+	}
+}
+
+static void eri_unlock_cqs(struct eri_cq *a, struct eri_cq *b)
+{
+	pthread_spin_unlock(&a->lock);
+	if (a != b)
+		pthread_spin_unlock(&b->lock);
+}
+
+int eri_destroy_qp(struct ibv_qp *ibvqp)
+{
+	struct eri_context *ctx = to_eri_ctx(ibvqp->context);
+	struct eri_qp *qp = to_eri_qp(ibvqp);
+	struct eri_cq *scq = to_eri_cq(ibvqp->send_cq);
+	struct eri_cq *rcq = to_eri_cq(ibvqp->recv_cq);
+	int err;
+
+	/* Once this returns the device touches nothing of the QP. */
+	err = ibv_cmd_destroy_qp(ibvqp);
+	if (err)
+		return err;
+
+	/*
+	 * Pollers use a QP they found in the table under their CQ's lock:
+	 * with both CQ locks held no poll is using this one, and none will
+	 * find it afterwards.  CQEs it left behind are dropped by poll.
+	 */
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	eri_lock_cqs(scq, rcq);
+	eri_qp_table_remove_locked(ctx, qp);
+	eri_unlock_cqs(scq, rcq);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+
+	eri_munmap(qp->dbrec, qp->dbrec_size);
+	eri_wq_cleanup(&qp->rq);
+	eri_wq_cleanup(&qp->sq);
+	free(qp);
+
+	return 0;
+}
+
+/* Work requests */
+
+/* Write one send WQE at the SQ's producer index.  SQ lock held. */
+static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
+			      bool imm_ok)
+{
+	struct eri_wq *sq = &qp->sq;
+	uint32_t slot = eri_ring_slot(sq->pi, sq->depth_log);
+	struct eri_sq_wqe_hdr *wqe;
+	uint32_t op, hdr = 0;
+	uint64_t total = 0;
+	bool inl;
+	int i;
+
+	if (eri_ring_used(sq->pi, sq->tail) >= sq->max_wr)
+		return ENOMEM;
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		op = ERI_SQ_OP_SEND;
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		op = ERI_SQ_OP_SEND_IMM;
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		op = ERI_SQ_OP_SEND_INV;
+		break;
+	case IBV_WR_RDMA_WRITE:
+		op = ERI_SQ_OP_WRITE;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		op = ERI_SQ_OP_WRITE_IMM;
+		break;
+	case IBV_WR_RDMA_READ:
+		op = ERI_SQ_OP_READ;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (!imm_ok && (op == ERI_SQ_OP_SEND_IMM || op == ERI_SQ_OP_SEND_INV ||
+			op == ERI_SQ_OP_WRITE_IMM))
+		return EINVAL;
+
+	inl = wr->send_flags & IBV_SEND_INLINE;
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	/* Inline data is what we send, so never for a READ. */
+	if (inl && op == ERI_SQ_OP_READ)
+		return EINVAL;
+	if (!inl && (uint32_t)wr->num_sge > sq->max_sge)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > (inl ? qp->max_inline_data : ERI_WQE_MAX_LENGTH))
+		return EINVAL;
+
+	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
+		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		hdr |= ERI_SQ_WQE_HDR_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		hdr |= ERI_SQ_WQE_HDR_FENCE;
+	if (inl)
+		hdr |= ERI_SQ_WQE_HDR_INLINE;
+	else
+		hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
+	hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
+
+	/* The slot is free: the device completed what it held. */
+	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
+	wqe->hdr = htole32(hdr);
+	wqe->length = htole32((uint32_t)total);
+	wqe->imm_data = (op == ERI_SQ_OP_SEND_IMM ||
+			 op == ERI_SQ_OP_WRITE_IMM) ? wr->imm_data : 0;
+	wqe->inv_rkey = htole32(op == ERI_SQ_OP_SEND_INV ?
+				wr->invalidate_rkey : 0);
+	if (op == ERI_SQ_OP_WRITE || op == ERI_SQ_OP_WRITE_IMM ||
+	    op == ERI_SQ_OP_READ) {
+		wqe->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		wqe->rkey = htole32(wr->wr.rdma.rkey);
+	} else {
+		wqe->remote_addr = 0;
+		wqe->rkey = 0;
+	}
+	wqe->reserved = 0;
+
+	if (inl) {
+		uint8_t *data = (uint8_t *)(wqe + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			data += wr->sg_list[i].length;
+		}
+	} else {
+		struct eri_sge *sge = (struct eri_sge *)(wqe + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = htole64(wr->sg_list[i].addr);
+			sge[i].length = htole32(wr->sg_list[i].length);
+			sge[i].lkey = htole32(wr->sg_list[i].lkey);
+		}
+	}
+
+	sq->wr_id[slot] = wr->wr_id;
+
+	return 0;
+}
+
+int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct eri_context *ctx = to_eri_ctx(ibvqp->context);
+	bool imm_ok = ctx->dev_caps & ERI_UCTX_CAP_IMM;
+	struct eri_qp *qp = to_eri_qp(ibvqp);
+	struct eri_wq *sq = &qp->sq;
+	struct ibv_send_wr *bad = NULL;
+	bool kick = false;
+	uint16_t start;
+	int err = 0;
+
+	/* Serializes the SQ's posters, and them with poll's tail updates. */
+	pthread_spin_lock(&sq->lock);
+
+	switch (ibvqp->state) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+		/* The send queue does not run before RTS. */
+		err = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	default:
+		break;
+	}
+
+	start = sq->pi;
+	for (; wr; wr = wr->next) {
+		err = eri_build_send_wqe(qp, wr, imm_ok);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		sq->pi++;
+	}
+
+	if (sq->pi != start) {
+		/* The WQEs before the index that exposes them. */
+		udma_to_device_barrier();
+		eri_write_once32(&qp->dbrec->sq_pi, sq->pi);
+		/*
+		 * The index before the flag: the device sets the flag, then
+		 * (behind its own full barrier) reads sq_pi once more, so
+		 * either it finds our WQEs or we see the flag.
+		 */
+		eri_full_barrier();
+		kick = eri_read_once32(&qp->dbrec->sq_need_kick);
+		if (kick)
+			sq->kicks++;
+		else
+			sq->kicks_skipped++;
+	}
+out:
+	pthread_spin_unlock(&sq->lock);
+
+	/* The kick needs no lock: the WQEs are published already. */
+	if (kick) {
+		int kerr = ibv_cmd_post_send(ibvqp, NULL, &bad);
+
+		if (kerr) {
+			__atomic_fetch_add(&sq->kick_errors, 1,
+					   __ATOMIC_RELAXED);
+			/*
+			 * All WRs are queued; the device may not know.
+			 * Report the failure, with no WR to blame.
+			 */
+			if (!err) {
+				err = kerr;
+				*bad_wr = NULL;
+			}
+		}
+	}
+
+	return err;
+}
+
+/* Write one receive WQE at the RQ's producer index.  RQ lock held. */
+static int eri_build_recv_wqe(struct eri_qp *qp, const struct ibv_recv_wr *wr)
+{
+	struct eri_wq *rq = &qp->rq;
+	uint32_t slot = eri_ring_slot(rq->pi, rq->depth_log);
+	struct eri_rq_wqe_hdr *wqe;
+	struct eri_sge *sge;
+	uint64_t total = 0;
+	int i;
+
+	if (eri_ring_used(rq->pi, rq->tail) >= rq->max_wr)
+		return ENOMEM;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
+	    (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > ERI_WQE_MAX_LENGTH)
+		return EINVAL;
+
+	/* The slot is free: the device completed what it held. */
+	wqe = (void *)((uint8_t *)rq->ring + ((size_t)slot << ERI_RQ_WQE_SHIFT));
+	wqe->hdr = htole32(FIELD_PREP(ERI_RQ_WQE_HDR_NUM_SGE, wr->num_sge));
+	memset(wqe->reserved, 0, sizeof(wqe->reserved));
+	sge = (struct eri_sge *)(wqe + 1);
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = htole64(wr->sg_list[i].addr);
+		sge[i].length = htole32(wr->sg_list[i].length);
+		sge[i].lkey = htole32(wr->sg_list[i].lkey);
+	}
+
+	rq->wr_id[slot] = wr->wr_id;
+
+	return 0;
+}
+
+int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
+{
+	struct eri_qp *qp = to_eri_qp(ibvqp);
+	struct eri_wq *rq = &qp->rq;
+	struct ibv_recv_wr *bad = NULL;
+	bool kick = false;
+	uint16_t start;
+	int err = 0;
+
+	/* Serializes the RQ's posters, and them with poll's tail updates. */
+	pthread_spin_lock(&rq->lock);
+
+	if (ibvqp->state == IBV_QPS_RESET) {
+		err = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+
+	start = rq->pi;
+	for (; wr; wr = wr->next) {
+		err = eri_build_recv_wqe(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+		rq->pi++;
+	}
+
+	if (rq->pi != start) {
+		/* The WQEs before the index that exposes them. */
+		udma_to_device_barrier();
+		eri_write_once32(&qp->dbrec->rq_pi, rq->pi);
+		/* The index before the flag, as for the send queue. */
+		eri_full_barrier();
+		kick = eri_read_once32(&qp->dbrec->rq_need_kick);
+		if (kick)
+			rq->kicks++;
+		else
+			rq->kicks_skipped++;
+	}
+out:
+	pthread_spin_unlock(&rq->lock);
+
+	/* Only in ERR, so that the new WQEs are flushed. */
+	if (kick) {
+		int kerr = ibv_cmd_post_recv(ibvqp, NULL, &bad);
+
+		if (kerr) {
+			__atomic_fetch_add(&rq->kick_errors, 1,
+					   __ATOMIC_RELAXED);
+			if (!err) {
+				err = kerr;
+				*bad_wr = NULL;
+			}
+		}
+	}
+
+	return err;
+}

@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Standalone test of liberi's data path without a device: it compiles
+ * eri_verbs.c in, builds a CQ and a QP on plain memory, plays the device by
+ * reading WQEs and writing CQEs, and checks the encodings of eri_hw.h
+ * byte for byte.  The kick system calls are replaced by counters.
+ *
+ * Built and run by test/run.sh against the rdma-core tree of
+ * scripts/rdma-core.sh.
+ */
+#include <stdio.h>
+
+#include "../eri_verbs.c"
+
+static int failures;
+
+#define CHECK(cond)							\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n",	\
+				__FILE__, __LINE__, #cond);		\
+			failures++;					\
+		}							\
+	} while (0)
+
+/* The kicks: a zero-WR POST_SEND / POST_RECV. */
+static int kicks_send, kicks_recv, kick_ret;
+
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr)
+{
+	CHECK(wr == NULL);
+	kicks_send++;
+	if (kick_ret)
+		*bad_wr = wr;
+	return kick_ret;
+}
+
+int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr)
+{
+	CHECK(wr == NULL);
+	kicks_recv++;
+	if (kick_ret)
+		*bad_wr = wr;
+	return kick_ret;
+}
+
+#define CQ_DEPTH_LOG	3
+#define SQ_DEPTH_LOG	2
+#define RQ_DEPTH_LOG	2
+#define QPN		0x12345
+
+static struct eri_context *ctx;
+static struct eri_cq *cq;
+static struct eri_qp *qp;
+static uint16_t dev_cq_pi;	/* the "device's" CQ producer index */
+
+static void setup(void)
+{
+	ctx = calloc(1, sizeof(*ctx));
+	ctx->dev_caps = ERI_UCTX_CAP_IMM;
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
+
+	cq = calloc(1, sizeof(*cq));
+	cq->ibvcq.context = &ctx->ibvctx.context;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->depth_log = CQ_DEPTH_LOG;
+	cq->ring = calloc(1U << CQ_DEPTH_LOG, sizeof(struct eri_cqe));
+	cq->dbrec = calloc(1, sizeof(*cq->dbrec));
+
+	qp = calloc(1, sizeof(*qp));
+	qp->ibvqp.context = &ctx->ibvctx.context;
+	qp->ibvqp.send_cq = &cq->ibvcq;
+	qp->ibvqp.recv_cq = &cq->ibvcq;
+	qp->ibvqp.qp_num = QPN;
+	qp->ibvqp.state = IBV_QPS_RTS;
+	qp->qpn = QPN;
+	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
+	qp->dbrec = calloc(1, sizeof(*qp->dbrec));
+
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->sq.depth_log = SQ_DEPTH_LOG;
+	qp->sq.max_wr = 1U << SQ_DEPTH_LOG;
+	qp->sq.max_sge = ERI_SQ_WQE_MAX_SGE;
+	qp->sq.ring = calloc(1U << SQ_DEPTH_LOG, ERI_SQ_WQE_SIZE);
+	qp->sq.wr_id = calloc(1U << SQ_DEPTH_LOG, sizeof(uint64_t));
+
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	qp->rq.depth_log = RQ_DEPTH_LOG;
+	qp->rq.max_wr = 1U << RQ_DEPTH_LOG;
+	qp->rq.max_sge = ERI_RQ_WQE_MAX_SGE;
+	qp->rq.ring = calloc(1U << RQ_DEPTH_LOG, ERI_RQ_WQE_SIZE);
+	qp->rq.wr_id = calloc(1U << RQ_DEPTH_LOG, sizeof(uint64_t));
+
+	CHECK(eri_qp_table_insert(ctx, qp) == 0);
+	CHECK(eri_qp_table_insert(ctx, qp) == EEXIST);
+	CHECK(eri_qp_table_lookup(ctx, QPN) == qp);
+	CHECK(eri_qp_table_lookup(ctx, QPN + 1) == NULL);
+	CHECK(eri_qp_table_lookup(ctx, 1U << 24) == NULL);
+}
+
+/* The device writes a CQE: the body, then the word with the owner bit. */
+static void dev_cqe(uint32_t qpn, bool sq, uint32_t op, uint32_t status,
+		    uint32_t flags, uint16_t wqe_idx, uint32_t byte_len,
+		    __be32 imm, uint32_t inv_rkey)
+{
+	struct eri_cqe *e = &cq->ring[eri_ring_slot(dev_cq_pi, CQ_DEPTH_LOG)];
+	uint32_t hdr;
+
+	e->qpn = htole32(qpn);
+	e->wqe_idx = htole32(wqe_idx);
+	e->byte_len = htole32(byte_len);
+	e->imm_data = imm;
+	e->inv_rkey = htole32(inv_rkey);
+	e->src_qpn = htole32(7);
+	hdr = flags | (sq ? ERI_CQE_HDR_SQ : 0) | (op << 8) | (status << 16) |
+	      eri_ring_owner(dev_cq_pi, CQ_DEPTH_LOG);
+	e->hdr = htole32(hdr);
+	dev_cq_pi++;
+}
+
+static uint8_t *sq_wqe(uint16_t idx)
+{
+	return (uint8_t *)qp->sq.ring +
+	       eri_ring_slot(idx, SQ_DEPTH_LOG) * ERI_SQ_WQE_SIZE;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static void test_layout(void)
+{
+	/* Offsets as in include/linux/eri/eri_io_defs.h. */
+	CHECK(offsetof(struct eri_qp_dbrec, sq_need_kick) == 8);
+	CHECK(offsetof(struct eri_cq_dbrec, arm) == 4);
+	CHECK(offsetof(struct eri_sq_wqe_hdr, imm_data) == 8);
+	CHECK(offsetof(struct eri_sq_wqe_hdr, remote_addr) == 16);
+	CHECK(offsetof(struct eri_sq_wqe_hdr, rkey) == 24);
+	CHECK(offsetof(struct eri_cqe, wqe_idx) == 8);
+	CHECK(offsetof(struct eri_cqe, imm_data) == 16);
+	CHECK(offsetof(struct eri_cqe, src_qpn) == 24);
+	CHECK(ERI_SQ_WQE_HDR_NUM_SGE == 0xf0000);
+	CHECK(ERI_CQE_HDR_STATUS == 0xff0000);
+	CHECK(ERI_CQ_ARM_SN == 0xfffffffc);
+	CHECK(eri_ring_owner(0, 3) == 1 && eri_ring_owner(8, 3) == 0 &&
+	      eri_ring_owner(16, 3) == 1 && eri_ring_owner(0xffff, 15) == 0);
+}
+
+static void test_send(void)
+{
+	char inl[10] = "0123456789";
+	struct ibv_sge sge[7] = {
+		{ .addr = 0x1122334455667788ULL, .length = 100, .lkey = 0xaabb },
+		{ .addr = 0x1000, .length = 28, .lkey = 0xccdd },
+	};
+	struct ibv_sge isge = { .addr = (uintptr_t)inl, .length = 10 };
+	struct ibv_send_wr wr[5] = {}, *bad;
+	struct ibv_wc wc[4];
+	uint8_t *w;
+
+	wr[0].wr_id = 100;
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	wr[0].sg_list = sge;
+	wr[0].num_sge = 2;
+	wr[0].next = &wr[1];
+	wr[1].wr_id = 101;
+	wr[1].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr[1].send_flags = IBV_SEND_INLINE | IBV_SEND_FENCE;
+	wr[1].sg_list = &isge;
+	wr[1].num_sge = 1;
+	wr[1].imm_data = htobe32(0xdeadbeef);
+	wr[1].wr.rdma.remote_addr = 0xfedcba9876543210ULL;
+	wr[1].wr.rdma.rkey = 0x4242;
+
+	bad = NULL;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == 0);
+	CHECK(qp->sq.pi == 2 && le32toh(qp->dbrec->sq_pi) == 2);
+	CHECK(qp->sq.kicks_skipped == 1 && kicks_send == 0);
+
+	w = sq_wqe(0);
+	CHECK(rd32(w) == (ERI_SQ_OP_SEND | 0x100 | 0x200 | 2 << 16));
+	CHECK(rd32(w + 4) == 128);
+	CHECK(rd64(w + 32) == 0x1122334455667788ULL);
+	CHECK(rd32(w + 40) == 100 && rd32(w + 44) == 0xaabb);
+	CHECK(rd64(w + 48) == 0x1000);
+	CHECK(rd32(w + 56) == 28 && rd32(w + 60) == 0xccdd);
+
+	w = sq_wqe(1);
+	CHECK(rd32(w) == (ERI_SQ_OP_WRITE_IMM | 0x400 | 0x800));
+	CHECK(rd32(w + 4) == 10);
+	CHECK(w[8] == 0xde && w[9] == 0xad && w[10] == 0xbe && w[11] == 0xef);
+	CHECK(rd64(w + 16) == 0xfedcba9876543210ULL);
+	CHECK(rd32(w + 24) == 0x4242);
+	CHECK(memcmp(w + 32, inl, 10) == 0);
+
+	/* Malformed WRs fail one by one, nothing posted. */
+	memset(&wr[2], 0, sizeof(wr[2]));
+	wr[2].opcode = IBV_WR_RDMA_READ;
+	wr[2].send_flags = IBV_SEND_INLINE;
+	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL &&
+	      bad == &wr[2]);
+	wr[2].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr[2].send_flags = 0;
+	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL);
+	wr[2].opcode = IBV_WR_SEND;
+	wr[2].sg_list = sge;
+	wr[2].num_sge = 7;
+	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL);
+	wr[2].num_sge = 1;
+	sge[0].length = 97;
+	wr[2].send_flags = IBV_SEND_INLINE;
+	wr[2].sg_list = sge;
+	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL);
+	CHECK(qp->sq.pi == 2);
+
+	/* The third and fourth fit, the fifth finds the SQ full. */
+	sge[0].length = 100;
+	wr[2].send_flags = 0;
+	wr[2].wr_id = 102;
+	wr[2].next = &wr[3];
+	wr[3] = wr[2];
+	wr[3].wr_id = 103;
+	wr[3].next = &wr[4];
+	wr[4] = wr[2];
+	wr[4].next = NULL;
+	qp->dbrec->sq_need_kick = htole32(1);
+	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == ENOMEM &&
+	      bad == &wr[4]);
+	CHECK(qp->sq.pi == 4 && kicks_send == 1 && qp->sq.kicks == 1);
+
+	/* SQ CQEs: 0 (signaled), then 3 retires 1, 2 and 3. */
+	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, 0, 128, 0, 0);
+	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, 3, 100, 0, 0);
+	CHECK(eri_poll_cq(&cq->ibvcq, 4, wc) == 2);
+	CHECK(wc[0].wr_id == 100 && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[0].opcode == IBV_WC_SEND && wc[0].qp_num == QPN);
+	CHECK(wc[1].wr_id == 103 && qp->sq.tail == 4);
+	CHECK(le32toh(cq->dbrec->ci) == 2);
+
+	/* A failed kick is reported with no WR to blame. */
+	kick_ret = EIO;
+	wr[4].wr_id = 104;
+	CHECK(eri_post_send(&qp->ibvqp, &wr[4], &bad) == EIO && bad == NULL);
+	CHECK(qp->sq.kick_errors == 1 && qp->sq.pi == 5);
+	kick_ret = 0;
+	qp->dbrec->sq_need_kick = 0;
+
+	/* An error CQE, then a stale one (index not outstanding). */
+	dev_cqe(QPN, true, ERI_CQE_OP_WRITE, ERI_CQE_STS_REM_ACCESS_ERR, 0, 4,
+		0, 0, 0);
+	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, 4, 0, 0, 0);
+	CHECK(eri_poll_cq(&cq->ibvcq, 4, wc) == 1);
+	CHECK(wc[0].wr_id == 104 && wc[0].status == IBV_WC_REM_ACCESS_ERR &&
+	      wc[0].vendor_err == 10);
+	CHECK(cq->stale_cqes == 1 && le32toh(cq->dbrec->ci) == 4);
+
+	/* Not before RTS. */
+	qp->ibvqp.state = IBV_QPS_RTR;
+	CHECK(eri_post_send(&qp->ibvqp, &wr[4], &bad) == EINVAL);
+	qp->ibvqp.state = IBV_QPS_RTS;
+}
+
+static void test_recv(void)
+{
+	struct ibv_sge sge = { .addr = 0xabc000, .length = 4096, .lkey = 9 };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_wc wc;
+	int i;
+
+	/* Many passes over the RQ and the CQ: owner bits flip. */
+	for (i = 0; i < 40; i++) {
+		const uint8_t *w;
+		uint16_t idx = qp->rq.pi;
+
+		wr.wr_id = 1000 + i;
+		CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
+		CHECK(le32toh(qp->dbrec->rq_pi) == (uint16_t)(idx + 1));
+		w = (uint8_t *)qp->rq.ring +
+		    eri_ring_slot(idx, RQ_DEPTH_LOG) * ERI_RQ_WQE_SIZE;
+		CHECK(rd32(w) == 1 && rd32(w + 4) == 0);
+		CHECK(rd64(w + 16) == 0xabc000 && rd32(w + 24) == 4096 &&
+		      rd32(w + 28) == 9);
+
+		CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 0);
+		switch (i % 3) {
+		case 0:
+			dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0,
+				ERI_CQE_HDR_IMM, idx, 33, htobe32(0x01020304),
+				0);
+			break;
+		case 1:
+			dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0,
+				ERI_CQE_HDR_INV, idx, 34, 0, 0x777);
+			break;
+		default:
+			dev_cqe(QPN, false, ERI_CQE_OP_RECV_WRITE_IMM, 0,
+				ERI_CQE_HDR_IMM, idx, 0, htobe32(5), 0);
+			break;
+		}
+		CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1);
+		CHECK(wc.wr_id == (uint64_t)(1000 + i));
+		CHECK(wc.src_qp == 7);
+		switch (i % 3) {
+		case 0:
+			CHECK(wc.opcode == IBV_WC_RECV && wc.byte_len == 33 &&
+			      wc.wc_flags == IBV_WC_WITH_IMM &&
+			      wc.imm_data == htobe32(0x01020304));
+			break;
+		case 1:
+			CHECK(wc.opcode == IBV_WC_RECV &&
+			      wc.wc_flags == IBV_WC_WITH_INV &&
+			      wc.invalidated_rkey == 0x777);
+			break;
+		default:
+			CHECK(wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+			      wc.wc_flags == IBV_WC_WITH_IMM &&
+			      wc.imm_data == htobe32(5));
+			break;
+		}
+		CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
+	}
+	CHECK(qp->rq.kicks_skipped == 40 && kicks_recv == 0);
+
+	/* Full RQ; then the kick in ERR. */
+	for (i = 0; i < 4; i++)
+		CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
+	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == ENOMEM && bad == &wr);
+	dev_cqe(QPN, false, ERI_CQE_OP_RECV, ERI_CQE_STS_WR_FLUSH_ERR, 0,
+		qp->rq.tail, 0, 0, 0);
+	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1 &&
+	      wc.status == IBV_WC_WR_FLUSH_ERR);
+	qp->dbrec->rq_need_kick = htole32(1);
+	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0 && kicks_recv == 1);
+	qp->dbrec->rq_need_kick = 0;
+
+	/* RESET starts the queues over; old CQEs are dropped. */
+	eri_qp_reset(qp);
+	CHECK(qp->rq.pi == 0 && qp->dbrec->rq_pi == 0 && qp->dbrec->sq_pi == 0);
+	dev_cqe(QPN, false, ERI_CQE_OP_RECV, ERI_CQE_STS_WR_FLUSH_ERR, 0,
+		41, 0, 0, 0);
+	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 0);
+
+	/* A QP gone from the table: its CQEs are dropped. */
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	eri_qp_table_remove_locked(ctx, qp);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
+	dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0, 0, 0, 0, 0, 0);
+	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 0);
+	CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
+}
+
+static void test_arm(void)
+{
+	CHECK(eri_req_notify_cq(&cq->ibvcq, 0) == 0);
+	CHECK(le32toh(cq->dbrec->arm) == (1 << 2 | ERI_CQ_ARM));
+	CHECK(eri_req_notify_cq(&cq->ibvcq, 1) == 0);
+	CHECK(le32toh(cq->dbrec->arm) ==
+	      (2 << 2 | ERI_CQ_ARM | ERI_CQ_ARM_SOLICITED));
+	cq->arm_sn = (1U << 30) - 1;
+	CHECK(eri_req_notify_cq(&cq->ibvcq, 0) == 0);
+	CHECK(le32toh(cq->dbrec->arm) == (1 << 2 | ERI_CQ_ARM));
+}
+
+int main(void)
+{
+	setup();
+	test_layout();
+	test_send();
+	test_recv();
+	test_arm();
+	if (failures) {
+		fprintf(stderr, "eri_datapath_test: %d failures\n", failures);
+		return 1;
+	}
+	printf("eri_datapath_test: ok\n");
+	return 0;
+}
