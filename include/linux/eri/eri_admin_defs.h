@@ -235,7 +235,7 @@ struct eri_aq_create_cq_cmd {
 	__le32 cqn;
 	__le32 eqn;
 	__le32 cfg;
-	u8 reserved[20];
+	u8 reserved[28];
 };
 
 #define ERI_AQ_CREATE_CQ_DEPTH_LOG	GENMASK(4, 0)
@@ -277,7 +277,7 @@ struct eri_aq_create_qp_cmd {
 	__le32 send_cqn;
 	__le32 recv_cqn;
 	__le32 cfg;
-	u8 reserved[4];
+	u8 reserved[12];
 };
 
 #define ERI_AQ_CREATE_QP_TYPE		GENMASK(3, 0)	/* enum eri_qp_type */
@@ -341,7 +341,7 @@ struct eri_qp_attr {
 	__le32 flow_label;
 	u8 sgid[16];
 	u8 dgid[16];
-	u8 reserved[56];
+	u8 reserved[64];
 };
 
 static_assert(sizeof(struct eri_qp_attr) == 128);
