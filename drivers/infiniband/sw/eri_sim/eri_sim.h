@@ -32,9 +32,19 @@
 #define ERI_SIM_GID_TBL_LEN	16
 #define ERI_SIM_MAX_MR		65536
 #define ERI_SIM_MAX_PD		16384
+#define ERI_SIM_MAX_QP		16384
+#define ERI_SIM_MAX_CQ		16384
+#define ERI_SIM_MAX_QP_WR_LOG	14
+#define ERI_SIM_MAX_CQE_LOG	16
 #define ERI_SIM_MR_MAX_PAGES	BIT(20)
 
 struct eri_sim_mr;
+struct eri_sim_net;
+
+/* Device counters, per CPU. */
+struct eri_sim_stats {
+	u64 v[ERI_STAT_NUM];
+};
 
 /* Bits of eri_sim_dev.ctl_requests. */
 #define ERI_SIM_CTL_RESET	0
@@ -104,6 +114,15 @@ struct eri_sim_dev {
 
 	/* Memory regions by key index; changed in the device context only. */
 	struct xarray mrs;
+	/* CQs by CQN and QPs by QPN; changed in the device context only. */
+	struct xarray cqs;
+	struct xarray qps;
+	/* Where queue pairs finish work their doorbells and ACKs started. */
+	struct workqueue_struct *qp_wq;
+	struct eri_sim_stats __percpu *stats;
+	/* The UDP socket of the netdev's namespace; in its device list. */
+	struct eri_sim_net *net;
+	struct list_head net_node;
 
 	/* Vectors to deliver, one bit each; set anywhere, cleared by irq_work. */
 	unsigned long irq_pending;

@@ -9,7 +9,7 @@
 #include <linux/bitfield.h>
 #include <linux/string.h>
 
-#include "eri_sim.h"
+#include "eri_sim_qp.h"
 
 union eri_sim_aq_cmd {
 	struct eri_aq_cmd_hdr hdr;
@@ -19,6 +19,12 @@ union eri_sim_aq_cmd {
 	struct eri_aq_destroy_eq_cmd destroy_eq;
 	struct eri_aq_reg_mr_cmd reg_mr;
 	struct eri_aq_dereg_mr_cmd dereg_mr;
+	struct eri_aq_create_cq_cmd create_cq;
+	struct eri_aq_destroy_cq_cmd destroy_cq;
+	struct eri_aq_create_qp_cmd create_qp;
+	struct eri_aq_qp_attr_cmd qp_attr;
+	struct eri_aq_destroy_qp_cmd destroy_qp;
+	struct eri_aq_query_stats_cmd query_stats;
 	u8 raw[ERI_AQ_SQE_SIZE];
 };
 
@@ -32,12 +38,12 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->page_size_cap = cpu_to_le64(SZ_4K | SZ_64K | SZ_2M | SZ_1G);
 	attr->hw_version = cpu_to_le32(1);
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_IMM);
-	attr->max_qp = cpu_to_le32(16384);
-	attr->max_cq = cpu_to_le32(16384);
+	attr->max_qp = cpu_to_le32(ERI_SIM_MAX_QP);
+	attr->max_cq = cpu_to_le32(ERI_SIM_MAX_CQ);
 	attr->max_mr = cpu_to_le32(ERI_SIM_MAX_MR);
 	attr->max_pd = cpu_to_le32(ERI_SIM_MAX_PD);
-	attr->max_qp_wr = cpu_to_le32(16384);
-	attr->max_cqe = cpu_to_le32(65536);
+	attr->max_qp_wr = cpu_to_le32(BIT(ERI_SIM_MAX_QP_WR_LOG));
+	attr->max_cqe = cpu_to_le32(BIT(ERI_RING_MAX_DEPTH_LOG) - 1);
 	attr->max_send_sge = cpu_to_le16(6);
 	attr->max_recv_sge = cpu_to_le16(7);
 	attr->max_inline_data = cpu_to_le16(96);
@@ -119,6 +125,29 @@ static u8 eri_sim_destroy_eq(struct eri_sim_dev *sdev,
 	return ERI_AQ_STS_OK;
 }
 
+static u8 eri_sim_query_stats(struct eri_sim_dev *sdev,
+			      const struct eri_aq_query_stats_cmd *cmd)
+{
+	u32 len = min_t(u32, le32_to_cpu(cmd->resp_len),
+			ERI_STAT_NUM * sizeof(__le64));
+	__le64 out[ERI_STAT_NUM];
+	unsigned int cpu, i;
+	void *resp;
+
+	resp = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->resp_addr), len);
+	if (!resp)
+		return ERI_AQ_STS_DMA_ERR;
+	for (i = 0; i < ERI_STAT_NUM; i++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += READ_ONCE(per_cpu_ptr(sdev->stats, cpu)->v[i]);
+		out[i] = cpu_to_le64(sum);
+	}
+	memcpy(resp, out, len);
+	return ERI_AQ_STS_OK;
+}
+
 static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		       const union eri_sim_aq_cmd *cmd, void *resp)
 {
@@ -135,6 +164,20 @@ static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		return eri_sim_reg_mr(sdev, &cmd->reg_mr);
 	case ERI_AQ_OP_DEREG_MR:
 		return eri_sim_dereg_mr(sdev, &cmd->dereg_mr);
+	case ERI_AQ_OP_CREATE_CQ:
+		return eri_sim_create_cq(sdev, &cmd->create_cq);
+	case ERI_AQ_OP_DESTROY_CQ:
+		return eri_sim_destroy_cq(sdev, &cmd->destroy_cq);
+	case ERI_AQ_OP_CREATE_QP:
+		return eri_sim_create_qp(sdev, &cmd->create_qp);
+	case ERI_AQ_OP_MODIFY_QP:
+		return eri_sim_modify_qp(sdev, &cmd->qp_attr);
+	case ERI_AQ_OP_QUERY_QP:
+		return eri_sim_query_qp(sdev, &cmd->qp_attr);
+	case ERI_AQ_OP_DESTROY_QP:
+		return eri_sim_destroy_qp(sdev, &cmd->destroy_qp);
+	case ERI_AQ_OP_QUERY_STATS:
+		return eri_sim_query_stats(sdev, &cmd->query_stats);
 	default:
 		return ERI_AQ_STS_BAD_OPCODE;
 	}

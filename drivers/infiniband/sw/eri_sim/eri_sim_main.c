@@ -16,7 +16,7 @@
 #include <linux/slab.h>
 #include <rdma/rdma_netlink.h>
 
-#include "eri_sim.h"
+#include "eri_sim_qp.h"
 
 /* Protects eri_sim_devs and the @removing flag of every device on it. */
 static DEFINE_MUTEX(eri_sim_lock);
@@ -101,8 +101,13 @@ static void eri_sim_adev_release(struct device *dev)
 static void eri_sim_dev_free(struct eri_sim_dev *sdev)
 {
 	destroy_workqueue(sdev->wq);
-	/* Regions a driver left behind without resetting the device. */
+	/* What a driver left behind without resetting the device. */
+	eri_sim_qps_destroy(sdev);
+	eri_sim_cqs_destroy(sdev);
 	eri_sim_mrs_destroy(sdev);
+	eri_sim_net_detach(sdev);
+	destroy_workqueue(sdev->qp_wq);
+	free_percpu(sdev->stats);
 	netdev_put(sdev->netdev, &sdev->netdev_tracker);
 	ida_free(&eri_sim_ida, sdev->bus.adev.id);
 	auxiliary_device_uninit(&sdev->bus.adev);
@@ -128,10 +133,23 @@ static struct eri_sim_dev *eri_sim_dev_alloc(struct net_device *ndev,
 		ret = -ENOMEM;
 		goto err_free_id;
 	}
+	sdev->qp_wq = alloc_workqueue("eri_sim%d_qp", WQ_HIGHPRI, 0, id);
+	if (!sdev->qp_wq) {
+		ret = -ENOMEM;
+		goto err_destroy_wq;
+	}
+	sdev->stats = alloc_percpu(struct eri_sim_stats);
+	if (!sdev->stats) {
+		ret = -ENOMEM;
+		goto err_destroy_qp_wq;
+	}
 	strscpy(sdev->ibdev_name, ibdev_name, sizeof(sdev->ibdev_name));
 	eri_sim_dev_init(sdev);
 
 	sdev->netdev = ndev;
+	ret = eri_sim_net_attach(sdev);
+	if (ret)
+		goto err_free_stats;
 	netdev_hold(ndev, &sdev->netdev_tracker, GFP_KERNEL);
 	sdev->bus.ops = &eri_sim_bus_ops;
 	sdev->bus.netdev = ndev;
@@ -159,6 +177,12 @@ static struct eri_sim_dev *eri_sim_dev_alloc(struct net_device *ndev,
 
 err_put_netdev:
 	netdev_put(ndev, &sdev->netdev_tracker);
+	eri_sim_net_detach(sdev);
+err_free_stats:
+	free_percpu(sdev->stats);
+err_destroy_qp_wq:
+	destroy_workqueue(sdev->qp_wq);
+err_destroy_wq:
 	destroy_workqueue(sdev->wq);
 err_free_id:
 	ida_free(&eri_sim_ida, id);
@@ -373,10 +397,13 @@ static int __init eri_sim_init(void)
 	eri_sim_remove_wq = alloc_workqueue("eri_sim_remove", WQ_UNBOUND, 0);
 	if (!eri_sim_remove_wq)
 		return -ENOMEM;
+	ret = eri_sim_net_init();
+	if (ret)
+		goto err_destroy_wq;
 	eri_sim_root = root_device_register("eri_sim");
 	if (IS_ERR(eri_sim_root)) {
 		ret = PTR_ERR(eri_sim_root);
-		goto err_destroy_wq;
+		goto err_net_exit;
 	}
 	ret = ib_register_client(&eri_sim_ib_client);
 	if (ret)
@@ -391,6 +418,8 @@ err_unregister_client:
 	ib_unregister_client(&eri_sim_ib_client);
 err_unregister_root:
 	root_device_unregister(eri_sim_root);
+err_net_exit:
+	eri_sim_net_exit();
 err_destroy_wq:
 	destroy_workqueue(eri_sim_remove_wq);
 	return ret;
@@ -403,6 +432,7 @@ static void __exit eri_sim_exit(void)
 	eri_sim_destroy_all();
 	ib_unregister_client(&eri_sim_ib_client);
 	root_device_unregister(eri_sim_root);
+	eri_sim_net_exit();
 	destroy_workqueue(eri_sim_remove_wq);
 	ida_destroy(&eri_sim_ida);
 }

@@ -12,7 +12,7 @@
 #include <linux/bitops.h>
 #include <linux/string.h>
 
-#include "eri_sim.h"
+#include "eri_sim_qp.h"
 
 static bool eri_sim_reg_valid(u32 off)
 {
@@ -32,6 +32,8 @@ static bool eri_sim_reg_writable(u32 off)
 	case ERI_REG_DEV_CTL:
 	case ERI_REG_AQ_SQ_BASE_LO ... ERI_REG_AQ_SQ_DB:
 	case ERI_REG_AEQ_BASE_LO ... ERI_REG_AEQ_DB:
+	case ERI_REG_SQ_DB:
+	case ERI_REG_RQ_DB:
 		return true;
 	default:
 		return off >= ERI_REG_CEQ_DB_BASE &&
@@ -66,6 +68,13 @@ static void eri_sim_reg_write32(struct eri_bus_dev *bdev, u32 off, u32 val)
 		break;
 	case ERI_REG_AEQ_DB:
 		eri_sim_eq_doorbell(sdev, &sdev->aeq, val);
+		break;
+	case ERI_REG_SQ_DB:
+	case ERI_REG_RQ_DB:
+		if (eri_sim_reg(sdev, ERI_REG_DEV_STS) & ERI_REG_DEV_STS_READY)
+			eri_sim_qp_doorbell(sdev,
+					    FIELD_GET(ERI_REG_QP_DB_QPN, val),
+					    off == ERI_REG_SQ_DB);
 		break;
 	default:
 		if (off >= ERI_REG_CEQ_DB_BASE)
@@ -183,6 +192,8 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 		spin_lock_init(&sdev->ceq[i].lock);
 	spin_lock_init(&sdev->port_lock);
 	xa_init(&sdev->mrs);
+	xa_init(&sdev->cqs);
+	xa_init(&sdev->qps);
 	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
 	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
 	INIT_WORK(&sdev->irq_work, eri_sim_irq_work);
@@ -195,6 +206,9 @@ static void eri_sim_disable(struct eri_sim_dev *sdev)
 	unsigned int i;
 
 	eri_sim_eq_destroy(&sdev->aeq);
+	/* QPs first: they complete into CQs and reach memory through MRs. */
+	eri_sim_qps_destroy(sdev);
+	eri_sim_cqs_destroy(sdev);
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		eri_sim_eq_destroy(&sdev->ceq[i]);
 	eri_sim_mrs_destroy(sdev);

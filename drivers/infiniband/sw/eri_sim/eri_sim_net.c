@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eri_sim network side: one UDP socket on ERI_UDP_PORT per network
+ * namespace that has ERI devices, the transmit path, and the receive path
+ * that hands each packet to its queue pair in softirq context.
+ *
+ * A namespace's socket goes away with its last device or with the
+ * namespace, whichever comes first; senders and receivers reach it under
+ * RCU.
+ */
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/udp.h>
+#include <net/net_namespace.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "eri_sim_qp.h"
+
+/**
+ * struct eri_sim_net - ERI in one network namespace
+ * @node: in eri_sim_nets while @net is alive
+ * @net: the namespace; not a reference, valid while in eri_sim_nets
+ * @sock: the UDP socket, NULL once the namespace is going away
+ * @devs: devices of the namespace (RCU; changed under eri_sim_net_lock)
+ * @ndevs: length of @devs
+ * @listed: on eri_sim_nets
+ * @rcu: frees it
+ */
+struct eri_sim_net {
+	struct list_head node;
+	struct net *net;
+	struct socket __rcu *sock;
+	struct list_head devs;
+	u32 ndevs;
+	bool listed;
+	struct rcu_head rcu;
+};
+
+/* Protects eri_sim_nets and every eri_sim_net's @devs, @ndevs, @listed. */
+static DEFINE_MUTEX(eri_sim_net_lock);
+static LIST_HEAD(eri_sim_nets);
+
+/* The device that owns the packet's destination address. */
+static struct eri_sim_dev *eri_sim_net_find_dev(struct eri_sim_net *en,
+						__be32 daddr)
+{
+	struct net_device *ndev = __ip_dev_find(en->net, daddr, false);
+	struct eri_sim_dev *sdev;
+
+	if (!ndev)
+		return NULL;
+	list_for_each_entry_rcu(sdev, &en->devs, net_node)
+		if (sdev->netdev == ndev)
+			return sdev;
+	return NULL;
+}
+
+/* UDP encapsulation receive hook: softirq context, one packet. */
+static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	const struct eri_wire_hdr *hdr;
+	const struct iphdr *iph;
+	struct eri_sim_dev *sdev;
+	struct eri_sim_net *en;
+	struct eri_sim_qp *qp;
+	u32 len;
+
+	if (skb_linearize(skb) ||
+	    skb->len < sizeof(struct udphdr) + sizeof(*hdr))
+		goto drop;
+	iph = ip_hdr(skb);
+	hdr = (const void *)(skb->data + sizeof(struct udphdr));
+	len = skb->len - sizeof(struct udphdr) - sizeof(*hdr);
+
+	rcu_read_lock();
+	en = rcu_dereference_sk_user_data(sk);
+	sdev = en ? eri_sim_net_find_dev(en, iph->daddr) : NULL;
+	if (!sdev) {
+		rcu_read_unlock();
+		goto drop;
+	}
+	qp = hdr->version == ERI_WIRE_VERSION ?
+	     eri_sim_qp_get(sdev, be32_to_cpu(hdr->dqpn)) : NULL;
+	if (!qp) {
+		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, 1);
+		rcu_read_unlock();
+		goto drop;
+	}
+	rcu_read_unlock();
+
+	spin_lock(&qp->lock);
+	if (qp->dead || iph->saddr != qp->daddr ||
+	    be32_to_cpu(hdr->sqpn) != qp->dest_qpn) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
+	} else {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_PKTS, 1);
+		if (hdr->opcode == ERI_OP_ACK ||
+		    hdr->opcode == ERI_OP_READ_RESP) {
+			eri_sim_req_rx_locked(qp, hdr, hdr + 1, len);
+		} else {
+			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
+			eri_sim_resp_rx_locked(qp, hdr, hdr + 1, len);
+		}
+	}
+	spin_unlock(&qp->lock);
+	eri_sim_qp_put(qp);
+	consume_skb(skb);
+	return 0;
+
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct socket *eri_sim_net_sock_create(struct eri_sim_net *en)
+{
+	struct udp_tunnel_sock_cfg tnl_cfg = {};
+	struct udp_port_cfg udp_cfg = {};
+	struct socket *sock;
+	int ret;
+
+	udp_cfg.family = AF_INET;
+	udp_cfg.local_udp_port = htons(ERI_UDP_PORT);
+	ret = udp_sock_create(en->net, &udp_cfg, &sock);
+	if (ret)
+		return ERR_PTR(ret);
+	tnl_cfg.sk_user_data = en;
+	tnl_cfg.encap_type = 1;
+	tnl_cfg.encap_rcv = eri_sim_udp_rcv;
+	setup_udp_tunnel_sock(en->net, sock, &tnl_cfg);
+	return sock;
+}
+
+/**
+ * eri_sim_net_attach - connect a new device to its namespace's socket
+ * @sdev: the device, with its netdev set
+ *
+ * Process context.  Return: 0 or a negative errno (-EADDRINUSE when
+ * something else holds the port).
+ */
+int eri_sim_net_attach(struct eri_sim_dev *sdev)
+{
+	struct net *net = dev_net(sdev->netdev);
+	struct eri_sim_net *en;
+	struct socket *sock;
+
+	mutex_lock(&eri_sim_net_lock);
+	list_for_each_entry(en, &eri_sim_nets, node)
+		if (net_eq(en->net, net))
+			goto found;
+	en = kzalloc(sizeof(*en), GFP_KERNEL);
+	if (!en) {
+		mutex_unlock(&eri_sim_net_lock);
+		return -ENOMEM;
+	}
+	en->net = net;
+	INIT_LIST_HEAD(&en->devs);
+	sock = eri_sim_net_sock_create(en);
+	if (IS_ERR(sock)) {
+		mutex_unlock(&eri_sim_net_lock);
+		kfree(en);
+		return PTR_ERR(sock);
+	}
+	rcu_assign_pointer(en->sock, sock);
+	list_add(&en->node, &eri_sim_nets);
+	en->listed = true;
+found:
+	list_add_tail_rcu(&sdev->net_node, &en->devs);
+	en->ndevs++;
+	sdev->net = en;
+	mutex_unlock(&eri_sim_net_lock);
+	return 0;
+}
+
+/* Release @en's socket; eri_sim_net_lock held, @en unlisted. */
+static struct socket *eri_sim_net_take_sock_locked(struct eri_sim_net *en)
+{
+	struct socket *sock;
+
+	lockdep_assert_held(&eri_sim_net_lock);
+	sock = rcu_dereference_protected(en->sock,
+					 lockdep_is_held(&eri_sim_net_lock));
+	RCU_INIT_POINTER(en->sock, NULL);
+	return sock;
+}
+
+/**
+ * eri_sim_net_detach - disconnect a device that has no QP left
+ * @sdev: the device
+ *
+ * Process context.  Returns once no packet can reach @sdev.
+ */
+void eri_sim_net_detach(struct eri_sim_dev *sdev)
+{
+	struct eri_sim_net *en = sdev->net;
+	struct socket *sock = NULL;
+	bool last;
+
+	if (!en)
+		return;
+	mutex_lock(&eri_sim_net_lock);
+	list_del_rcu(&sdev->net_node);
+	last = !--en->ndevs;
+	if (last) {
+		if (en->listed) {
+			list_del(&en->node);
+			en->listed = false;
+		}
+		sock = eri_sim_net_take_sock_locked(en);
+	}
+	mutex_unlock(&eri_sim_net_lock);
+	sdev->net = NULL;
+	/* Receivers that found @sdev (or @sock) are done after this. */
+	synchronize_rcu();
+	if (sock)
+		udp_tunnel_sock_release(sock);
+	if (last)
+		kfree_rcu(en, rcu);
+}
+
+/* A namespace goes away: its socket goes with it, devices or not. */
+static void __net_exit eri_sim_net_exit_net(struct net *net)
+{
+	struct socket *sock = NULL;
+	struct eri_sim_net *en;
+
+	mutex_lock(&eri_sim_net_lock);
+	list_for_each_entry(en, &eri_sim_nets, node) {
+		if (net_eq(en->net, net)) {
+			list_del(&en->node);
+			en->listed = false;
+			sock = eri_sim_net_take_sock_locked(en);
+			break;
+		}
+	}
+	mutex_unlock(&eri_sim_net_lock);
+	if (sock) {
+		synchronize_rcu();
+		udp_tunnel_sock_release(sock);
+	}
+}
+
+static struct pernet_operations eri_sim_net_ops = {
+	.exit = eri_sim_net_exit_net,
+};
+
+int eri_sim_net_init(void)
+{
+	return register_pernet_subsys(&eri_sim_net_ops);
+}
+
+void eri_sim_net_exit(void)
+{
+	unregister_pernet_subsys(&eri_sim_net_ops);
+}
+
+/**
+ * eri_sim_pkt_alloc - a packet for @qp with room for headers
+ * @qp: the sending QP
+ * @payload_len: bytes of payload that will follow the ERI header
+ * @hdr: the zeroed ERI header, version set; the payload follows it
+ *
+ * Any context.  Return: the skb, or NULL.
+ */
+struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
+				  struct eri_wire_hdr **hdr)
+{
+	u32 room = LL_RESERVED_SPACE(qp->sdev->netdev) + sizeof(struct iphdr) +
+		   sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + sizeof(**hdr) + payload_len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	*hdr = skb_put(skb, sizeof(**hdr) + payload_len);
+	memset(*hdr, 0, sizeof(**hdr));
+	(*hdr)->version = ERI_WIRE_VERSION;
+	return skb;
+}
+
+/**
+ * eri_sim_pkt_xmit - send a packet of @qp to its peer
+ * @qp: the QP
+ * @skb: from eri_sim_pkt_alloc(), header filled in
+ *
+ * qp->lock held (it covers the route cache).  Consumes @skb.
+ */
+void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
+{
+	struct eri_sim_net *en = qp->sdev->net;
+	__be32 saddr = qp->saddr;
+	struct socket *sock;
+	struct rtable *rt;
+
+	lockdep_assert_held(&qp->lock);
+	rcu_read_lock();
+	sock = en ? rcu_dereference(en->sock) : NULL;
+	if (!sock)
+		goto drop;
+	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+	if (!rt) {
+		struct flowi4 fl4 = {
+			.daddr = qp->daddr,
+			.saddr = qp->saddr,
+			.flowi4_proto = IPPROTO_UDP,
+		};
+
+		rt = ip_route_output_key(en->net, &fl4);
+		if (IS_ERR(rt))
+			goto drop;
+		saddr = fl4.saddr;
+		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, saddr);
+	}
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, 1);
+	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, qp->daddr, qp->tclass,
+			    qp->ttl, htons(IP_DF),
+			    htons(0xc000 | (qp->qpn & 0x3fff)),
+			    htons(ERI_UDP_PORT), false, false);
+	rcu_read_unlock();
+	return;
+
+drop:
+	rcu_read_unlock();
+	kfree_skb(skb);
+}
+
+/**
+ * eri_sim_send_ack_locked - send an ACK or NAK for the responder
+ * @qp: the QP
+ * @syndrome: enum eri_wire_syndrome
+ * @psn: the PSN it is about
+ * @aux: RNR timer of an RNR NAK
+ *
+ * qp->lock held.  @ack_psn is the responder's expected PSN.
+ */
+void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
+			     u32 aux)
+{
+	struct eri_wire_hdr *hdr;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->lock);
+	skb = eri_sim_pkt_alloc(qp, 0, &hdr);
+	if (!skb)
+		return;	/* the requester's timer covers a lost ACK */
+	hdr->opcode = ERI_OP_ACK;
+	hdr->syndrome = syndrome;
+	hdr->dqpn = cpu_to_be32(qp->dest_qpn);
+	hdr->sqpn = cpu_to_be32(qp->qpn);
+	hdr->psn = cpu_to_be32(psn);
+	hdr->ack_psn = cpu_to_be32(qp->epsn);
+	hdr->aux = cpu_to_be32(aux);
+	eri_sim_pkt_xmit(qp, skb);
+}

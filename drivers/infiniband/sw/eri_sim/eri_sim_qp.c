@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eri_sim queue pairs: the QP table, state changes from the admin queue,
+ * doorbells, and flushing.  The requester and responder are in
+ * eri_sim_req.c and eri_sim_resp.c.
+ *
+ * A QP is looked up under RCU and used with a reference; DESTROY_QP takes
+ * it out of the table, stops its timer and work, and waits for the last
+ * reference before it lets go of the rings.
+ */
+#include <linux/bitfield.h>
+#include <linux/slab.h>
+#include <net/ipv6.h>
+
+#include "eri_sim_qp.h"
+
+struct eri_sim_qp *eri_sim_qp_get(struct eri_sim_dev *sdev, u32 qpn)
+{
+	struct eri_sim_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void eri_sim_qp_put(struct eri_sim_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->unused);
+}
+
+static enum hrtimer_restart eri_sim_qp_timer(struct hrtimer *timer)
+{
+	struct eri_sim_qp *qp = container_of(timer, struct eri_sim_qp, timer);
+
+	spin_lock(&qp->lock);
+	if (!qp->dead)
+		eri_sim_req_timeout_locked(qp);
+	spin_unlock(&qp->lock);
+	return HRTIMER_NORESTART;
+}
+
+/* The requester ran out of budget with work left: go on here. */
+static void eri_sim_qp_tx_work(struct work_struct *work)
+{
+	struct eri_sim_qp *qp = container_of(work, struct eri_sim_qp, tx_work);
+
+	spin_lock_bh(&qp->lock);
+	if (!qp->dead && qp->state == ERI_QPS_ERR)
+		eri_sim_qp_flush_locked(qp);
+	else if (!qp->dead)
+		eri_sim_req_run_locked(qp);
+	spin_unlock_bh(&qp->lock);
+}
+
+u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
+		     const struct eri_aq_create_qp_cmd *cmd)
+{
+	u32 cfg = le32_to_cpu(cmd->cfg);
+	u32 sq_log = FIELD_GET(ERI_AQ_CREATE_QP_SQ_DEPTH_LOG, cfg);
+	u32 rq_log = FIELD_GET(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG, cfg);
+	u32 qpn = le32_to_cpu(cmd->qpn);
+	struct eri_sim_cq *scq, *rcq;
+	struct eri_sim_qp *qp;
+	u8 status;
+	int ret;
+
+	if (qpn < 2 || qpn >= ERI_SIM_MAX_QP ||
+	    le32_to_cpu(cmd->pdn) >= ERI_SIM_MAX_PD ||
+	    FIELD_GET(ERI_AQ_CREATE_QP_TYPE, cfg) != ERI_QPT_RC ||
+	    sq_log > ERI_SIM_MAX_QP_WR_LOG || rq_log > ERI_SIM_MAX_QP_WR_LOG)
+		return ERI_AQ_STS_BAD_PARAM;
+	scq = eri_sim_cq_find(sdev, le32_to_cpu(cmd->send_cqn));
+	rcq = eri_sim_cq_find(sdev, le32_to_cpu(cmd->recv_cqn));
+	if (!scq || !rcq)
+		return ERI_AQ_STS_BAD_PARAM;
+	if (xa_load(&sdev->qps, qpn))
+		return ERI_AQ_STS_EXISTS;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return ERI_AQ_STS_NO_RESOURCE;
+	qp->sq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->sq_addr),
+				 (size_t)ERI_SQ_WQE_SIZE << sq_log);
+	qp->rq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->rq_addr),
+				 (size_t)ERI_RQ_WQE_SIZE << rq_log);
+	qp->dbrec = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->dbrec_addr),
+				    sizeof(*qp->dbrec));
+	if (!qp->sq || !qp->rq || !qp->dbrec) {
+		status = ERI_AQ_STS_DMA_ERR;
+		goto err_free_qp;
+	}
+	qp->swqe = kvcalloc(1U << sq_log, sizeof(*qp->swqe), GFP_KERNEL);
+	if (!qp->swqe) {
+		status = ERI_AQ_STS_NO_RESOURCE;
+		goto err_free_qp;
+	}
+	if (dst_cache_init(&qp->dst_cache, GFP_KERNEL)) {
+		status = ERI_AQ_STS_NO_RESOURCE;
+		goto err_free_swqe;
+	}
+	qp->sdev = sdev;
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->unused);
+	spin_lock_init(&qp->lock);
+	qp->qpn = qpn;
+	qp->pdn = le32_to_cpu(cmd->pdn);
+	qp->state = ERI_QPS_RESET;
+	qp->sig_all = cfg & ERI_AQ_CREATE_QP_SQ_SIG_ALL;
+	qp->scq = scq;
+	qp->rcq = rcq;
+	qp->sq_depth_log = sq_log;
+	qp->rq_depth_log = rq_log;
+	qp->mtu_log = 10;
+	qp->mtu = 1024;
+	qp->ttl = 64;
+	qp->timeout = ERI_SIM_DEFAULT_TIMEOUT;
+	qp->retry_cnt = 7;
+	qp->rnr_retry = 7;
+	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->timer.function = eri_sim_qp_timer;
+	INIT_WORK(&qp->tx_work, eri_sim_qp_tx_work);
+	/* Idle until RTS: a producer kicks after posting. */
+	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
+	WRITE_ONCE(qp->dbrec->rq_need_kick, 0);
+
+	ret = xa_insert(&sdev->qps, qpn, qp, GFP_KERNEL);
+	if (ret) {
+		status = ret == -EBUSY ? ERI_AQ_STS_EXISTS :
+					 ERI_AQ_STS_NO_RESOURCE;
+		goto err_destroy_dst_cache;
+	}
+	scq->users++;
+	rcq->users++;
+	return ERI_AQ_STS_OK;
+
+err_destroy_dst_cache:
+	dst_cache_destroy(&qp->dst_cache);
+err_free_swqe:
+	kvfree(qp->swqe);
+err_free_qp:
+	kfree(qp);
+	return status;
+}
+
+/* Forget all queue state (RESET); qp->lock held. */
+static void eri_sim_qp_reset_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->sq_fetch = 0;
+	qp->sq_send = 0;
+	qp->sq_comp = 0;
+	qp->snd_una = qp->snd_psn;
+	qp->snd_max = qp->snd_psn;
+	qp->retries = 0;
+	qp->rnr_retries = 0;
+	qp->rnr_wait = false;
+	qp->drained_sent = false;
+	qp->rq_ci = 0;
+	qp->in_msg = false;
+	qp->have_rwqe = false;
+	qp->nak_sent = false;
+	memset(qp->swqe, 0, sizeof(*qp->swqe) << qp->sq_depth_log);
+	hrtimer_try_to_cancel(&qp->timer);
+	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
+	WRITE_ONCE(qp->dbrec->rq_need_kick, 0);
+}
+
+/* An IPv4-mapped GID to its IPv4 address; IPv6 is for a later version. */
+static bool eri_sim_gid_to_ipv4(const u8 *gid, __be32 *addr)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid;
+
+	if (!ipv6_addr_v4mapped(a))
+		return false;
+	*addr = a->s6_addr32[3];
+	return true;
+}
+
+static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
+				  const struct eri_qp_attr *attr, u32 mask)
+{
+	__be32 saddr = qp->saddr, daddr = qp->daddr;
+
+	lockdep_assert_held(&qp->lock);
+	/* Check everything before changing anything. */
+	if ((mask & ERI_QP_ATTR_STATE) && attr->state > ERI_QPS_ERR)
+		return ERI_AQ_STS_BAD_PARAM;
+	if ((mask & ERI_QP_ATTR_PATH_MTU) &&
+	    (attr->path_mtu_log < 8 || attr->path_mtu_log > 12))
+		return ERI_AQ_STS_BAD_PARAM;
+	if ((mask & ERI_QP_ATTR_AV) &&
+	    (!eri_sim_gid_to_ipv4(attr->sgid, &saddr) ||
+	     !eri_sim_gid_to_ipv4(attr->dgid, &daddr)))
+		return ERI_AQ_STS_BAD_PARAM;
+	if ((mask & ERI_QP_ATTR_DEST_QPN) &&
+	    le32_to_cpu(attr->dest_qpn) > ERI_PSN_MASK)
+		return ERI_AQ_STS_BAD_PARAM;
+	if ((mask & ERI_QP_ATTR_TIMEOUT) && attr->timeout > 31)
+		return ERI_AQ_STS_BAD_PARAM;
+	if (((mask & ERI_QP_ATTR_RETRY_CNT) && attr->retry_cnt > 7) ||
+	    ((mask & ERI_QP_ATTR_RNR_RETRY) && attr->rnr_retry > 7) ||
+	    ((mask & ERI_QP_ATTR_MIN_RNR_TIMER) && attr->min_rnr_timer > 31))
+		return ERI_AQ_STS_BAD_PARAM;
+	/* A state the device entered on its own must be seen first. */
+	if ((mask & ERI_QP_ATTR_STATE) && qp->state == ERI_QPS_ERR &&
+	    attr->state != ERI_QPS_RESET && attr->state != ERI_QPS_ERR)
+		return ERI_AQ_STS_BAD_STATE;
+
+	if (mask & ERI_QP_ATTR_ACCESS)
+		qp->access = attr->access & (ERI_MR_ACCESS_REMOTE_READ |
+					     ERI_MR_ACCESS_REMOTE_WRITE |
+					     ERI_MR_ACCESS_REMOTE_ATOMIC);
+	if (mask & ERI_QP_ATTR_PATH_MTU) {
+		qp->mtu_log = attr->path_mtu_log;
+		qp->mtu = 1U << qp->mtu_log;
+	}
+	if (mask & ERI_QP_ATTR_AV) {
+		memcpy(qp->sgid, attr->sgid, sizeof(qp->sgid));
+		memcpy(qp->dgid, attr->dgid, sizeof(qp->dgid));
+		qp->saddr = saddr;
+		qp->daddr = daddr;
+		qp->ttl = attr->ttl ? attr->ttl : 64;
+		qp->tclass = attr->traffic_class;
+		qp->flow_label = le32_to_cpu(attr->flow_label);
+		dst_cache_reset(&qp->dst_cache);
+	}
+	if (mask & ERI_QP_ATTR_DEST_QPN)
+		qp->dest_qpn = le32_to_cpu(attr->dest_qpn);
+	if (mask & ERI_QP_ATTR_RQ_PSN) {
+		qp->epsn = le32_to_cpu(attr->rq_psn) & ERI_PSN_MASK;
+		qp->nak_sent = false;
+	}
+	if (mask & ERI_QP_ATTR_SQ_PSN) {
+		qp->snd_psn = le32_to_cpu(attr->sq_psn) & ERI_PSN_MASK;
+		qp->snd_una = qp->snd_psn;
+		qp->snd_max = qp->snd_psn;
+	}
+	if (mask & ERI_QP_ATTR_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & ERI_QP_ATTR_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & ERI_QP_ATTR_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & ERI_QP_ATTR_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & ERI_QP_ATTR_MAX_RD_ATOMIC)
+		qp->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & ERI_QP_ATTR_MAX_DEST_RD_ATOMIC)
+		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+
+	if (!(mask & ERI_QP_ATTR_STATE) || attr->state == qp->state)
+		return ERI_AQ_STS_OK;
+	switch (attr->state) {
+	case ERI_QPS_RESET:
+		qp->state = ERI_QPS_RESET;
+		eri_sim_qp_reset_locked(qp);
+		break;
+	case ERI_QPS_ERR:
+		eri_sim_qp_error_locked(qp, false);
+		break;
+	case ERI_QPS_RTS:
+		qp->state = ERI_QPS_RTS;
+		qp->drained_sent = false;
+		eri_sim_req_run_locked(qp);
+		break;
+	case ERI_QPS_SQD:
+		qp->state = ERI_QPS_SQD;
+		qp->drained_sent = false;
+		eri_sim_req_run_locked(qp);
+		break;
+	default:
+		qp->state = attr->state;
+		break;
+	}
+	return ERI_AQ_STS_OK;
+}
+
+u8 eri_sim_modify_qp(struct eri_sim_dev *sdev,
+		     const struct eri_aq_qp_attr_cmd *cmd)
+{
+	const struct eri_qp_attr *shared;
+	struct eri_qp_attr attr;
+	struct eri_sim_qp *qp;
+	u8 status;
+
+	shared = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->attr_addr),
+				 sizeof(attr));
+	if (!shared)
+		return ERI_AQ_STS_DMA_ERR;
+	/* One copy: the driver's buffer may change under us. */
+	memcpy(&attr, shared, sizeof(attr));
+	qp = eri_sim_qp_get(sdev, le32_to_cpu(cmd->qpn));
+	if (!qp)
+		return ERI_AQ_STS_NOT_FOUND;
+	spin_lock_bh(&qp->lock);
+	status = eri_sim_qp_apply_locked(qp, &attr, le32_to_cpu(attr.mask));
+	spin_unlock_bh(&qp->lock);
+	eri_sim_qp_put(qp);
+	return status;
+}
+
+u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
+		    const struct eri_aq_qp_attr_cmd *cmd)
+{
+	struct eri_qp_attr attr = {}, *shared;
+	struct eri_sim_qp *qp;
+
+	shared = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->attr_addr),
+				 sizeof(attr));
+	if (!shared)
+		return ERI_AQ_STS_DMA_ERR;
+	qp = eri_sim_qp_get(sdev, le32_to_cpu(cmd->qpn));
+	if (!qp)
+		return ERI_AQ_STS_NOT_FOUND;
+	spin_lock_bh(&qp->lock);
+	attr.state = qp->state;
+	attr.path_mtu_log = qp->mtu_log;
+	attr.timeout = qp->timeout;
+	attr.retry_cnt = qp->retry_cnt;
+	attr.rnr_retry = qp->rnr_retry;
+	attr.min_rnr_timer = qp->min_rnr_timer;
+	attr.max_rd_atomic = qp->max_rd_atomic;
+	attr.max_dest_rd_atomic = qp->max_dest_rd_atomic;
+	attr.access = qp->access;
+	attr.ttl = qp->ttl;
+	attr.traffic_class = qp->tclass;
+	attr.sq_draining = qp->state == ERI_QPS_SQD &&
+			   qp->sq_comp != qp->sq_send;
+	attr.dest_qpn = cpu_to_le32(qp->dest_qpn);
+	attr.rq_psn = cpu_to_le32(qp->epsn);
+	attr.sq_psn = cpu_to_le32(qp->snd_psn);
+	attr.flow_label = cpu_to_le32(qp->flow_label);
+	memcpy(attr.sgid, qp->sgid, sizeof(attr.sgid));
+	memcpy(attr.dgid, qp->dgid, sizeof(attr.dgid));
+	spin_unlock_bh(&qp->lock);
+	eri_sim_qp_put(qp);
+	memcpy(shared, &attr, sizeof(attr));
+	return ERI_AQ_STS_OK;
+}
+
+/* Take @qp out of the table and free it once nothing uses it. */
+static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp)
+{
+	xa_erase(&sdev->qps, qp->qpn);
+	spin_lock_bh(&qp->lock);
+	qp->dead = true;
+	spin_unlock_bh(&qp->lock);
+	/* Neither re-arms the other once @dead is set. */
+	hrtimer_cancel(&qp->timer);
+	cancel_work_sync(&qp->tx_work);
+	eri_sim_qp_put(qp);
+	wait_for_completion(&qp->unused);
+	qp->scq->users--;
+	qp->rcq->users--;
+	dst_cache_destroy(&qp->dst_cache);
+	kvfree(qp->swqe);
+	kfree_rcu(qp, rcu);
+}
+
+u8 eri_sim_destroy_qp(struct eri_sim_dev *sdev,
+		      const struct eri_aq_destroy_qp_cmd *cmd)
+{
+	struct eri_sim_qp *qp = xa_load(&sdev->qps, le32_to_cpu(cmd->qpn));
+
+	if (!qp)
+		return ERI_AQ_STS_NOT_FOUND;
+	eri_sim_qp_destroy(sdev, qp);
+	return ERI_AQ_STS_OK;
+}
+
+/* Forget every QP (reset); device context. */
+void eri_sim_qps_destroy(struct eri_sim_dev *sdev)
+{
+	struct eri_sim_qp *qp;
+	unsigned long qpn;
+
+	xa_for_each(&sdev->qps, qpn, qp)
+		eri_sim_qp_destroy(sdev, qp);
+}
+
+/*
+ * Flush the receive queue: the WQE in use and every one posted; qp->lock
+ * held, QP in ERR.
+ */
+static void eri_sim_qp_flush_rq_locked(struct eri_sim_qp *qp)
+{
+	u16 pi;
+
+	if (qp->have_rwqe) {
+		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
+						ERI_CQE_STS_WR_FLUSH_ERR, 0, 0,
+						0, 0);
+	}
+	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
+	if (eri_ring_used(pi, qp->rq_ci) > (1U << qp->rq_depth_log))
+		pi = qp->rq_ci + (1U << qp->rq_depth_log);
+	while (qp->rq_ci != pi) {
+		/* Nothing of the WQE is read: it only completes. */
+		qp->have_rwqe = true;
+		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
+						ERI_CQE_STS_WR_FLUSH_ERR, 0, 0,
+						0, 0);
+	}
+}
+
+/*
+ * Flush the send queue: every WQE not completed, fetched or not; qp->lock
+ * held, QP in ERR.
+ */
+static void eri_sim_qp_flush_sq_locked(struct eri_sim_qp *qp)
+{
+	u32 depth = 1U << qp->sq_depth_log;
+	u16 pi;
+
+	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
+	if (eri_ring_used(pi, qp->sq_comp) > depth)
+		pi = qp->sq_comp + depth;
+	while (qp->sq_comp != pi) {
+		struct eri_sim_swqe *w =
+			&qp->swqe[eri_ring_slot(qp->sq_comp, qp->sq_depth_log)];
+
+		if (eri_ring_used(qp->sq_fetch, qp->sq_comp) == 0) {
+			/* Not fetched: only its opcode is needed. */
+			const struct eri_sq_wqe_hdr *h = (const void *)
+				(qp->sq + ((size_t)eri_ring_slot(qp->sq_fetch,
+							 qp->sq_depth_log) <<
+					   ERI_SQ_WQE_SHIFT));
+
+			memset(w, 0, sizeof(*w));
+			w->opcode = FIELD_GET(ERI_SQ_WQE_HDR_OPCODE,
+					      le32_to_cpu(READ_ONCE(h->hdr)));
+			qp->sq_fetch++;
+		}
+		eri_sim_req_complete_locked(qp, w, ERI_CQE_STS_WR_FLUSH_ERR);
+	}
+	qp->sq_send = qp->sq_comp;
+	qp->sq_fetch = qp->sq_comp;
+}
+
+/**
+ * eri_sim_qp_flush_locked - complete everything posted to a QP in ERR
+ * @qp: the QP
+ *
+ * qp->lock held.  Keeps both need_kick flags set, so producers ring the
+ * doorbell after each post and their WQEs are flushed too.
+ */
+void eri_sim_qp_flush_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
+	WRITE_ONCE(qp->dbrec->rq_need_kick, cpu_to_le32(1));
+	/* The flags before the indexes; pairs with the producers' barrier. */
+	smp_mb();
+	eri_sim_qp_flush_sq_locked(qp);
+	eri_sim_qp_flush_rq_locked(qp);
+}
+
+/**
+ * eri_sim_qp_error_locked - move a QP to ERR
+ * @qp: the QP
+ * @fatal: the device decided it (raise QP_FATAL), not the driver
+ *
+ * qp->lock held.
+ */
+void eri_sim_qp_error_locked(struct eri_sim_qp *qp, bool fatal)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == ERI_QPS_ERR)
+		return;
+	qp->state = ERI_QPS_ERR;
+	qp->rnr_wait = false;
+	hrtimer_try_to_cancel(&qp->timer);
+	eri_sim_qp_flush_locked(qp);
+	if (fatal)
+		eri_sim_aeq_post(qp->sdev, ERI_AEQE_QP_FATAL, qp->qpn, 0);
+}
+
+/**
+ * eri_sim_qp_complete_recv_locked - complete the receive WQE in use
+ * @qp: the QP, with @have_rwqe set
+ * @opcode: ERI_CQE_OP_RECV or ERI_CQE_OP_RECV_WRITE_IMM
+ * @status: enum eri_cqe_status
+ * @len: bytes received
+ * @flags: ERI_CQE_HDR_SOLICITED, _IMM, _INV
+ * @imm: immediate data
+ * @inv_rkey: the key invalidated
+ *
+ * qp->lock held.
+ */
+void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
+				     u8 status, u32 len, u32 flags,
+				     __be32 imm, u32 inv_rkey)
+{
+	struct eri_cqe cqe = {
+		.hdr = cpu_to_le32(flags |
+				   FIELD_PREP(ERI_CQE_HDR_OPCODE, opcode) |
+				   FIELD_PREP(ERI_CQE_HDR_STATUS, status)),
+		.qpn = cpu_to_le32(qp->qpn),
+		.wqe_idx = cpu_to_le32(qp->rq_ci),
+		.byte_len = cpu_to_le32(len),
+		.imm_data = imm,
+		.inv_rkey = cpu_to_le32(inv_rkey),
+	};
+
+	lockdep_assert_held(&qp->lock);
+	qp->have_rwqe = false;
+	qp->in_msg = false;
+	qp->rq_ci++;
+	if (eri_sim_cq_post(qp->rcq, &cqe) && qp->state != ERI_QPS_ERR)
+		eri_sim_qp_error_locked(qp, true);
+}
+
+/**
+ * eri_sim_sgl_copy - copy between a buffer and a scatter/gather list
+ * @qp: the QP whose PD the keys must belong to
+ * @sge: the list
+ * @num_sge: its length
+ * @off: byte offset into the list
+ * @buf: the buffer
+ * @len: bytes
+ * @to_sgl: into the list (needs LOCAL_WRITE), else out of it
+ *
+ * Return: 0, -ERANGE when the list is shorter than @off + @len, or the
+ * error of the failing key check.
+ */
+int eri_sim_sgl_copy(struct eri_sim_qp *qp, const struct eri_sim_sge *sge,
+		     u32 num_sge, u32 off, void *buf, u32 len, bool to_sgl)
+{
+	u32 access = to_sgl ? ERI_MR_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		struct eri_sim_mr *mr;
+		u32 chunk;
+		int ret;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		chunk = min(len, sge[i].length - off);
+		ret = eri_sim_mr_get(qp->sdev, sge[i].lkey, qp->pdn, access,
+				     sge[i].addr + off, chunk, &mr);
+		if (ret)
+			return ret;
+		ret = eri_sim_mr_copy(qp->sdev, mr, sge[i].addr + off, buf,
+				      chunk, to_sgl);
+		eri_sim_mr_put(mr);
+		if (ret)
+			return ret;
+		buf += chunk;
+		len -= chunk;
+		off = 0;
+	}
+	return len ? -ERANGE : 0;
+}
+
+/**
+ * eri_sim_qp_doorbell - a producer rang SQ_DB or RQ_DB
+ * @sdev: the device
+ * @qpn: the QPN written
+ * @sq: the send queue's doorbell, else the receive queue's
+ *
+ * Any context.  The requester runs here at once, within its budget, unless
+ * the caller cannot take a bottom-half lock; then the QP's work does it.
+ */
+void eri_sim_qp_doorbell(struct eri_sim_dev *sdev, u32 qpn, bool sq)
+{
+	struct eri_sim_qp *qp = eri_sim_qp_get(sdev, qpn);
+
+	if (!qp)
+		return;
+	if (sq)
+		eri_sim_stat_add(sdev, ERI_STAT_SQ_KICKS, 1);
+	if (in_hardirq() || irqs_disabled()) {
+		if (sq)
+			WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
+		queue_work(sdev->qp_wq, &qp->tx_work);
+		eri_sim_qp_put(qp);
+		return;
+	}
+	spin_lock_bh(&qp->lock);
+	/* A QP being destroyed (@dead) takes no more work. */
+	if (!qp->dead && qp->state == ERI_QPS_ERR) {
+		eri_sim_qp_flush_locked(qp);
+	} else if (!qp->dead && sq) {
+		WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
+		eri_sim_req_run_locked(qp);
+	}
+	spin_unlock_bh(&qp->lock);
+	eri_sim_qp_put(qp);
+}
