@@ -32,7 +32,12 @@ struct eri_ceq {
  * @port_lock: protects @port
  * @port: port attributes as last queried from the device
  * @ceqs: the completion event queues, @num_ceqs of them
- * @cq_xa: CQs by CQN, for completion events
+ * @num_ceqs: how many completion event queues there are
+ * @cq_xa: CQs by CQN, for completion and async events; its lock is taken
+ *	in the CEQ interrupt handler, so elsewhere with interrupts off
+ * @qp_xa: QPs by QPN, for completions and async events
+ * @cq_ida: CQ numbers
+ * @qp_ida: QP numbers
  * @pd_ida: PD numbers
  * @mr_ida: MR key indexes
  * @mr_variant: the variant byte of the next MR key
@@ -47,6 +52,9 @@ struct eri_dev {
 	struct eri_ceq *ceqs;
 	u32 num_ceqs;
 	struct xarray cq_xa;
+	struct xarray qp_xa;
+	struct ida cq_ida;
+	struct ida qp_ida;
 	struct ida pd_ida;
 	struct ida mr_ida;
 	atomic_t mr_variant;

@@ -45,6 +45,7 @@ struct eri_com_aq_slot {
  * @dmadev: device that DMA memory is allocated for
  * @caps: ERI_REG_CAPS as read at init
  * @admin_timeout_ms: admin command timeout from the device
+ * @dbrecs: the event queues' doorbell records, one page of them
  * @aq: the admin queue; every field under @aq.lock
  * @aq.lock: taken in the interrupt handler and by submitters
  * @aq.avail: one count per free slot; submitters sleep on it

@@ -135,3 +135,204 @@ int eri_com_dereg_mr(struct eri_com_dev *com, u32 key)
 
 	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
 }
+
+/**
+ * eri_com_create_cq - CREATE_CQ: make a CQ of 2^@depth_log CQEs known
+ * @com: the device
+ * @cqn: the CQ's number
+ * @ring: bus address of the ring
+ * @dbrec: bus address of its struct eri_cq_dbrec
+ * @depth_log: log2 of the ring's entry count
+ * @eqn: the CEQ its completion events go to
+ *
+ * Sleeps.  Callers need no serialization (see eri_com_exec()); the caller
+ * owns @cqn.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_create_cq(struct eri_com_dev *com, u32 cqn, dma_addr_t ring,
+		      dma_addr_t dbrec, u32 depth_log, u32 eqn)
+{
+	struct eri_aq_create_cq_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_CREATE_CQ),
+		.ring_addr = cpu_to_le64(ring),
+		.dbrec_addr = cpu_to_le64(dbrec),
+		.cqn = cpu_to_le32(cqn),
+		.eqn = cpu_to_le32(eqn),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG,
+					      depth_log)),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_destroy_cq - DESTROY_CQ: once it returns 0 the device writes
+ * nothing more for @cqn
+ * @com: the device
+ * @cqn: the CQ
+ *
+ * Sleeps.  The caller owns @cqn.
+ *
+ * Return: 0 or a negative errno (-EINVAL while a QP uses the CQ).
+ */
+int eri_com_destroy_cq(struct eri_com_dev *com, u32 cqn)
+{
+	struct eri_aq_destroy_cq_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_DESTROY_CQ),
+		.cqn = cpu_to_le32(cqn),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_create_qp - CREATE_QP: make an RC QP known, in RESET
+ * @com: the device
+ * @p: its number, PD, CQs and queues
+ *
+ * Sleeps.  The caller owns @p->qpn.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_create_qp(struct eri_com_dev *com,
+		      const struct eri_com_qp_create *p)
+{
+	struct eri_aq_create_qp_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_CREATE_QP),
+		.sq_addr = cpu_to_le64(p->sq),
+		.rq_addr = cpu_to_le64(p->rq),
+		.dbrec_addr = cpu_to_le64(p->dbrec),
+		.qpn = cpu_to_le32(p->qpn),
+		.pdn = cpu_to_le32(p->pdn),
+		.send_cqn = cpu_to_le32(p->send_cqn),
+		.recv_cqn = cpu_to_le32(p->recv_cqn),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_QP_TYPE, ERI_QPT_RC) |
+				   FIELD_PREP(ERI_AQ_CREATE_QP_SQ_DEPTH_LOG,
+					      p->sq_depth_log) |
+				   FIELD_PREP(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG,
+					      p->rq_depth_log) |
+				   (p->sq_sig_all ?
+				    ERI_AQ_CREATE_QP_SQ_SIG_ALL : 0)),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/*
+ * MODIFY_QP and QUERY_QP: the attributes travel in a DMA buffer, from @in to
+ * the device or from the device to @out.
+ */
+static int eri_com_qp_attr_cmd(struct eri_com_dev *com, enum eri_aq_opcode op,
+			       u32 qpn, const struct eri_qp_attr *in,
+			       struct eri_qp_attr *out)
+{
+	struct eri_aq_qp_attr_cmd cmd = {
+		.hdr = eri_com_hdr(op),
+		.qpn = cpu_to_le32(qpn),
+	};
+	struct eri_com_buf buf;
+	int ret;
+
+	ret = eri_com_buf_alloc(com, &buf, sizeof(struct eri_qp_attr));
+	if (ret)
+		return ret;
+	if (in)
+		memcpy(buf.va, in, sizeof(*in));
+	cmd.attr_addr = cpu_to_le64(buf.dma);
+	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	if (!ret && out)
+		memcpy(out, buf.va, sizeof(*out));
+	eri_com_buf_free(com, &buf);
+	return ret;
+}
+
+/**
+ * eri_com_modify_qp - MODIFY_QP: apply the fields @attr->mask names
+ * @com: the device
+ * @qpn: the QP
+ * @attr: the attributes, in the device's format
+ *
+ * Sleeps.  The caller serializes commands on one QP.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_modify_qp(struct eri_com_dev *com, u32 qpn,
+		      const struct eri_qp_attr *attr)
+{
+	return eri_com_qp_attr_cmd(com, ERI_AQ_OP_MODIFY_QP, qpn, attr, NULL);
+}
+
+/**
+ * eri_com_query_qp - QUERY_QP: read a QP's attributes
+ * @com: the device
+ * @qpn: the QP
+ * @attr: where they go, in the device's format
+ *
+ * Sleeps.  The caller serializes commands on one QP.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_query_qp(struct eri_com_dev *com, u32 qpn,
+		     struct eri_qp_attr *attr)
+{
+	return eri_com_qp_attr_cmd(com, ERI_AQ_OP_QUERY_QP, qpn, NULL, attr);
+}
+
+/**
+ * eri_com_destroy_qp - DESTROY_QP: once it returns 0 the device touches
+ * nothing of @qpn
+ * @com: the device
+ * @qpn: the QP
+ *
+ * Sleeps.  The caller owns @qpn.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn)
+{
+	struct eri_aq_destroy_qp_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_DESTROY_QP),
+		.qpn = cpu_to_le32(qpn),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_query_stats - QUERY_STATS: read the device counters
+ * @com: the device
+ * @stats: where the first @num counters go, in enum eri_stat order
+ * @num: at most ERI_STAT_NUM
+ *
+ * Sleeps.  Callers need no serialization.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_query_stats(struct eri_com_dev *com, u64 *stats,
+			unsigned int num)
+{
+	struct eri_aq_query_stats_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_QUERY_STATS),
+		.resp_len = cpu_to_le32(ERI_STAT_NUM * sizeof(__le64)),
+	};
+	struct eri_com_buf buf;
+	const __le64 *r;
+	unsigned int i;
+	int ret;
+
+	if (WARN_ON_ONCE(num > ERI_STAT_NUM))
+		return -EINVAL;
+	ret = eri_com_buf_alloc(com, &buf, ERI_STAT_NUM * sizeof(*r));
+	if (ret)
+		return ret;
+	cmd.resp_addr = cpu_to_le64(buf.dma);
+	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	if (!ret) {
+		r = buf.va;
+		for (i = 0; i < num; i++)
+			stats[i] = le64_to_cpu(r[i]);
+	}
+	eri_com_buf_free(com, &buf);
+	return ret;
+}

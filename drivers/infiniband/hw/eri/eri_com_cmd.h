@@ -52,6 +52,20 @@ struct eri_com_mr_attr {
 	u32 page_shift;
 };
 
+/* CREATE_QP parameters, in CPU byte order. */
+struct eri_com_qp_create {
+	u32 qpn;
+	u32 pdn;
+	u32 send_cqn;
+	u32 recv_cqn;
+	dma_addr_t sq;		/* 2^sq_depth_log send WQEs */
+	dma_addr_t rq;		/* 2^rq_depth_log receive WQEs */
+	dma_addr_t dbrec;	/* struct eri_qp_dbrec */
+	u32 sq_depth_log;
+	u32 rq_depth_log;
+	bool sq_sig_all;	/* every send WQE completes */
+};
+
 int eri_com_query_device(struct eri_com_dev *com,
 			 struct eri_com_dev_attr *attr);
 int eri_com_query_port(struct eri_com_dev *com, struct eri_com_port_attr *attr);
@@ -60,5 +74,17 @@ int eri_com_create_eq(struct eri_com_dev *com, u32 eqn, dma_addr_t ring,
 int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn);
 int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr);
 int eri_com_dereg_mr(struct eri_com_dev *com, u32 key);
+int eri_com_create_cq(struct eri_com_dev *com, u32 cqn, dma_addr_t ring,
+		      dma_addr_t dbrec, u32 depth_log, u32 eqn);
+int eri_com_destroy_cq(struct eri_com_dev *com, u32 cqn);
+int eri_com_create_qp(struct eri_com_dev *com,
+		      const struct eri_com_qp_create *p);
+int eri_com_modify_qp(struct eri_com_dev *com, u32 qpn,
+		      const struct eri_qp_attr *attr);
+int eri_com_query_qp(struct eri_com_dev *com, u32 qpn,
+		     struct eri_qp_attr *attr);
+int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn);
+int eri_com_query_stats(struct eri_com_dev *com, u64 *stats,
+			unsigned int num);
 
 #endif /* _ERI_COM_CMD_H_ */

@@ -26,6 +26,10 @@ static void eri_dealloc_driver(struct ib_device *ibdev)
 	eri_com_fini(&edev->com);
 	ida_destroy(&edev->mr_ida);
 	ida_destroy(&edev->pd_ida);
+	ida_destroy(&edev->qp_ida);
+	ida_destroy(&edev->cq_ida);
+	xa_destroy(&edev->qp_xa);
+	xa_destroy(&edev->cq_xa);
 }
 
 static const struct ib_device_ops eri_dev_ops = {
@@ -33,24 +37,38 @@ static const struct ib_device_ops eri_dev_ops = {
 	.driver_id = RDMA_DRIVER_ERI,
 	.uverbs_abi_ver = ERI_UVERBS_ABI_VERSION,
 
+	.alloc_hw_device_stats = eri_alloc_hw_device_stats,
 	.alloc_pd = eri_alloc_pd,
 	.alloc_ucontext = eri_alloc_ucontext,
+	.create_cq = eri_create_cq,
+	.create_qp = eri_create_qp,
 	.dealloc_driver = eri_dealloc_driver,
 	.dealloc_pd = eri_dealloc_pd,
 	.dealloc_ucontext = eri_dealloc_ucontext,
 	.dereg_mr = eri_dereg_mr,
+	.destroy_cq = eri_destroy_cq,
+	.destroy_qp = eri_destroy_qp,
 	.get_dev_fw_str = eri_get_dev_fw_str,
 	.get_dma_mr = eri_get_dma_mr,
+	.get_hw_stats = eri_get_hw_stats,
 	.get_link_layer = eri_get_link_layer,
 	.get_port_immutable = eri_get_port_immutable,
 	.mmap = eri_mmap,
 	.mmap_free = eri_mmap_free,
+	.modify_qp = eri_modify_qp,
+	.poll_cq = eri_poll_cq,
+	.post_recv = eri_post_recv,
+	.post_send = eri_post_send,
 	.query_device = eri_query_device,
 	.query_pkey = eri_query_pkey,
 	.query_port = eri_query_port,
+	.query_qp = eri_query_qp,
 	.reg_user_mr = eri_reg_user_mr,
+	.req_notify_cq = eri_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_cq, eri_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, eri_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, eri_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, eri_ucontext, ibucontext),
 };
 
@@ -81,6 +99,7 @@ static void eri_port_refresh(struct eri_dev *edev)
 static void eri_handle_event(void *priv, const struct eri_aeqe *aeqe)
 {
 	struct eri_dev *edev = priv;
+	u32 subject = le32_to_cpu(aeqe->subject);
 
 	switch (FIELD_GET(ERI_AEQE_HDR_TYPE, le32_to_cpu(aeqe->hdr))) {
 	case ERI_AEQE_PORT_CHANGE:
@@ -89,7 +108,16 @@ static void eri_handle_event(void *priv, const struct eri_aeqe *aeqe)
 	case ERI_AEQE_CEQ_OVERFLOW:
 		ibdev_err_ratelimited(&edev->ibdev,
 				      "completion event queue %u overflowed\n",
-				      le32_to_cpu(aeqe->subject));
+				      subject);
+		break;
+	case ERI_AEQE_CQ_ERR:
+		eri_cq_async_event(edev, subject, IB_EVENT_CQ_ERR);
+		break;
+	case ERI_AEQE_QP_FATAL:
+		eri_qp_async_event(edev, subject, IB_EVENT_QP_FATAL);
+		break;
+	case ERI_AEQE_SQ_DRAINED:
+		eri_qp_async_event(edev, subject, IB_EVENT_SQ_DRAINED);
 		break;
 	default:
 		break;
@@ -108,6 +136,9 @@ int eri_probe(struct eri_bus_dev *bdev)
 	edev->bdev = bdev;
 	spin_lock_init(&edev->port_lock);
 	xa_init_flags(&edev->cq_xa, XA_FLAGS_LOCK_IRQ);
+	xa_init(&edev->qp_xa);
+	ida_init(&edev->cq_ida);
+	ida_init(&edev->qp_ida);
 	ida_init(&edev->pd_ida);
 	ida_init(&edev->mr_ida);
 

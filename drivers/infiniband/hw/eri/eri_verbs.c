@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ERI verbs: device and port queries, user contexts, protection domains and
- * mmap.  Attributes come from what the device reported through the admin
- * queue; nothing here talks to the device except through eri_com_cmd.
+ * ERI verbs: device and port queries, user contexts, protection domains,
+ * queue memory shared through mmap, and the device counters.  Attributes
+ * come from what the device reported through the admin queue; nothing here
+ * talks to the device except through eri_com_cmd.
  */
 #include <linux/bitfield.h>
+#include <linux/slab.h>
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/eri-abi.h>
@@ -35,13 +37,16 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->vendor_id = eri_com_read32(&edev->com, ERI_REG_VENDOR_ID);
 	props->vendor_part_id = eri_com_read32(&edev->com, ERI_REG_DEVICE_ID);
 	props->hw_ver = a->hw_version;
-	props->max_qp = a->max_qp;
-	props->max_qp_wr = a->max_qp_wr;
-	props->max_send_sge = a->max_send_sge;
-	props->max_recv_sge = a->max_recv_sge;
-	props->max_sge_rd = a->max_send_sge;
+	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
+	/* What the QP and CQ code accepts: see eri_qp.c and eri_cq.c. */
+	props->max_qp = min_t(u32, a->max_qp, ERI_REG_QP_DB_QPN + 1);
+	props->max_qp_wr = min_t(u32, a->max_qp_wr,
+				 BIT(ERI_RING_MAX_DEPTH_LOG));
+	props->max_send_sge = min_t(u32, a->max_send_sge, ERI_SQ_WQE_MAX_SGE);
+	props->max_recv_sge = min_t(u32, a->max_recv_sge, ERI_RQ_WQE_MAX_SGE);
+	props->max_sge_rd = props->max_send_sge;
 	props->max_cq = a->max_cq;
-	props->max_cqe = a->max_cqe;
+	props->max_cqe = min_t(u32, a->max_cqe, BIT(ERI_RING_MAX_DEPTH_LOG));
 	props->max_mr = a->max_mr;
 	props->max_pd = a->max_pd;
 	props->max_qp_rd_atom = a->max_qp_rd_atom;
@@ -52,7 +57,7 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_ah = a->max_ah;
 	props->max_srq = a->max_srq;
 	props->max_srq_wr = a->max_srq_wr;
-	props->max_srq_sge = a->max_recv_sge;
+	props->max_srq_sge = props->max_recv_sge;
 	props->max_pkeys = 1;
 	props->local_ca_ack_delay = 15;
 	props->max_fast_reg_page_list_len = 0;
@@ -277,4 +282,139 @@ void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 
 	eri_com_buf_free(&entry->edev->com, &entry->buf);
 	kfree(entry);
+}
+
+/**
+ * eri_qmem_alloc - allocate the memory of a queue shared with the device
+ * @edev: the device
+ * @uctx: the user context to map it into, or NULL for a kernel queue
+ * @m: where the memory is described
+ * @size: bytes; a user queue gets whole pages
+ *
+ * A user queue's memory belongs to an mmap entry of @uctx and lives until
+ * both eri_qmem_free() and the last mapping are gone.  The caller serializes
+ * calls for one @m.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
+		   struct eri_qmem *m, size_t size)
+{
+	struct eri_user_mmap_entry *entry;
+	int ret;
+
+	m->entry = NULL;
+	if (!uctx) {
+		m->buf = &m->kbuf;
+		return eri_com_buf_alloc(&edev->com, &m->kbuf, size);
+	}
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->edev = edev;
+	ret = eri_com_buf_alloc(&edev->com, &entry->buf, PAGE_ALIGN(size));
+	if (ret)
+		goto err_free_entry;
+	ret = rdma_user_mmap_entry_insert(uctx, &entry->rdma_entry,
+					  entry->buf.size);
+	if (ret)
+		goto err_free_buf;
+	m->entry = entry;
+	m->buf = &entry->buf;
+	return 0;
+
+err_free_buf:
+	eri_com_buf_free(&edev->com, &entry->buf);
+err_free_entry:
+	kfree(entry);
+	return ret;
+}
+
+/**
+ * eri_qmem_free - free what eri_qmem_alloc() allocated, once the device no
+ * longer uses it
+ * @edev: the device
+ * @m: the memory; may be one whose allocation failed
+ *
+ * A user queue's buffer stays until its last mapping goes (eri_mmap_free()).
+ * The caller serializes calls for one @m.
+ */
+void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m)
+{
+	if (m->entry)
+		rdma_user_mmap_entry_remove(&m->entry->rdma_entry);
+	else if (m->buf)
+		eri_com_buf_free(&edev->com, m->buf);
+	m->entry = NULL;
+	m->buf = NULL;
+}
+
+/**
+ * eri_qmem_mmap_key - the offset userspace passes to mmap() for a user
+ * queue's memory
+ * @m: memory eri_qmem_alloc() allocated for a user context
+ *
+ * Return: the offset.
+ */
+u64 eri_qmem_mmap_key(const struct eri_qmem *m)
+{
+	return rdma_user_mmap_get_offset(&m->entry->rdma_entry);
+}
+
+static const struct rdma_stat_desc eri_hw_stat_descs[] = {
+	[ERI_STAT_TX_PKTS].name = "tx_pkts",
+	[ERI_STAT_TX_BYTES].name = "tx_bytes",
+	[ERI_STAT_RX_PKTS].name = "rx_pkts",
+	[ERI_STAT_RX_BYTES].name = "rx_bytes",
+	[ERI_STAT_RX_DROPS].name = "rx_drops",
+	[ERI_STAT_RETRANS_PKTS].name = "retrans_pkts",
+	[ERI_STAT_TIMEOUTS].name = "timeouts",
+	[ERI_STAT_SEQ_NAKS].name = "seq_naks",
+	[ERI_STAT_RNR_NAKS].name = "rnr_naks",
+	[ERI_STAT_SQ_KICKS].name = "sq_kicks",
+	[ERI_STAT_CQ_EVENTS].name = "cq_events",
+};
+
+static_assert(ARRAY_SIZE(eri_hw_stat_descs) == ERI_STAT_NUM);
+
+/**
+ * eri_alloc_hw_device_stats - describe the device counters to the core
+ * @ibdev: the IB device
+ *
+ * Sleeps.  Called once, by the core.
+ *
+ * Return: the counters' description, or NULL.
+ */
+struct rdma_hw_stats *eri_alloc_hw_device_stats(struct ib_device *ibdev)
+{
+	return rdma_alloc_hw_stats_struct(eri_hw_stat_descs,
+					  ARRAY_SIZE(eri_hw_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/**
+ * eri_get_hw_stats - read the device counters
+ * @ibdev: the IB device
+ * @stats: where they go
+ * @port: 0: the counters are the device's
+ * @index: the counter the core wants; all are read
+ *
+ * Sleeps.  The core serializes calls for one @stats with its lock.
+ *
+ * Return: the number of counters read, or a negative errno.
+ */
+int eri_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index)
+{
+	u64 val[ERI_STAT_NUM];
+	unsigned int i, n;
+	int ret;
+
+	n = min_t(unsigned int, stats->num_counters, ERI_STAT_NUM);
+	ret = eri_com_query_stats(&to_eri_dev(ibdev)->com, val, n);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		stats->value[i] = val[i];
+	return n;
 }

@@ -3,6 +3,9 @@
 #ifndef _ERI_VERBS_H_
 #define _ERI_VERBS_H_
 
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <rdma/ib_verbs.h>
 
 #include "eri.h"
@@ -31,6 +34,109 @@ struct eri_user_mmap_entry {
 	struct eri_com_buf buf;
 };
 
+/*
+ * Memory of a queue shared with the device: plain DMA-coherent memory for a
+ * kernel consumer, or the buffer of an mmap entry for a user one.
+ */
+struct eri_qmem {
+	struct eri_com_buf *buf;	/* &kbuf or &entry->buf */
+	struct eri_com_buf kbuf;
+	struct eri_user_mmap_entry *entry;	/* user queues only */
+};
+
+/**
+ * struct eri_cq - a completion queue
+ * @ibcq: the IB CQ
+ * @ring: 2^@depth_log CQEs
+ * @db: the doorbell record, struct eri_cq_dbrec
+ * @cqes: the ring's entries (kernel CQs)
+ * @dbrec: the doorbell record (kernel CQs)
+ * @cqn: the CQ's number
+ * @depth_log: log2 of the ring's entry count
+ * @user: the rings belong to a user process; the kernel never reads them
+ * @lock: serializes poll_cq and req_notify_cq of a kernel CQ; protects @ci
+ *	and @arm_sn
+ * @ci: free-running consumer index
+ * @arm_sn: sequence number of the last arm request
+ * @refs: one for cq_xa, one per async event being delivered
+ * @released: completed when @refs drops to zero
+ */
+struct eri_cq {
+	struct ib_cq ibcq;
+	struct eri_qmem ring;
+	struct eri_qmem db;
+	struct eri_cqe *cqes;
+	struct eri_cq_dbrec *dbrec;
+	u32 cqn;
+	u32 depth_log;
+	bool user;
+	spinlock_t lock;	/* poll vs. arm of a kernel CQ */
+	u16 ci;
+	u32 arm_sn;
+	refcount_t refs;
+	struct completion released;
+};
+
+/**
+ * struct eri_wq - one work queue (send or receive) of a QP
+ * @mem: 2^@depth_log WQEs
+ * @depth_log: log2 of the WQE count
+ * @max_sge: SGEs a WQE may carry
+ * @lock: serializes posters of a kernel QP; protects @pi
+ * @pi: free-running producer index
+ * @ci: free-running index of the oldest WQE not yet completed; written only
+ *	by the poller of the queue's CQ (under that CQ's lock), with release
+ *	semantics once it is done with the retired WQEs' @wr_id
+ * @wr_id: the work request ids of a kernel QP's WQEs, by slot
+ */
+struct eri_wq {
+	struct eri_qmem mem;
+	u32 depth_log;
+	u32 max_sge;
+	spinlock_t lock;	/* posters of a kernel QP */
+	u16 pi;
+	u16 ci;
+	u64 *wr_id;
+};
+
+/**
+ * struct eri_qp - an RC queue pair
+ * @ibqp: the IB QP
+ * @sq: the send queue
+ * @rq: the receive queue
+ * @db: the doorbell record, struct eri_qp_dbrec
+ * @dbrec: the doorbell record (kernel QPs)
+ * @qpn: the QP's number
+ * @max_inline: inline bytes a send WQE may carry
+ * @sq_sig_all: every send WQE completes
+ * @user: the rings belong to a user process; the kernel never reads them
+ * @mutex: serializes modify_qp and query_qp; protects @state and @cache
+ * @state: the state the driver last set or learned of
+ * @sqd_notify: raise SQ_DRAINED as IB_EVENT_SQ_DRAINED
+ * @cache: the attributes last set by modify_qp, for query_qp
+ * @cap: the capabilities the QP was created with
+ * @refs: one for qp_xa, one per async event being delivered
+ * @released: completed when @refs drops to zero
+ */
+struct eri_qp {
+	struct ib_qp ibqp;
+	struct eri_wq sq;
+	struct eri_wq rq;
+	struct eri_qmem db;
+	struct eri_qp_dbrec *dbrec;
+	u32 qpn;
+	u32 max_inline;
+	bool sq_sig_all;
+	bool user;
+	struct mutex mutex;	/* modify_qp vs. query_qp vs. events */
+	enum ib_qp_state state;
+	bool sqd_notify;
+	struct ib_qp_attr cache;
+	struct ib_qp_cap cap;
+	refcount_t refs;
+	struct completion released;
+};
+
 static inline struct eri_pd *to_eri_pd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct eri_pd, ibpd);
@@ -39,6 +145,16 @@ static inline struct eri_pd *to_eri_pd(struct ib_pd *ibpd)
 static inline struct eri_mr *to_eri_mr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct eri_mr, ibmr);
+}
+
+static inline struct eri_cq *to_eri_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct eri_cq, ibcq);
+}
+
+static inline struct eri_qp *to_eri_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct eri_qp, ibqp);
 }
 
 static inline struct eri_user_mmap_entry *
@@ -62,6 +178,42 @@ int eri_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
+		   struct eri_qmem *m, size_t size);
+void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m);
+u64 eri_qmem_mmap_key(const struct eri_qmem *m);
+struct rdma_hw_stats *eri_alloc_hw_device_stats(struct ib_device *ibdev);
+int eri_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		     u32 port, int index);
+
+/* eri_cq.c */
+#ifdef ERI_CREATE_CQ_ATTRS
+int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct uverbs_attr_bundle *attrs);
+#else
+int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata);
+#endif
+int eri_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int eri_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void eri_cq_async_event(struct eri_dev *edev, u32 cqn,
+			enum ib_event_type type);
+
+/* eri_qp.c */
+int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int eri_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int eri_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
+int eri_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
+int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+void eri_qp_async_event(struct eri_dev *edev, u32 qpn,
+			enum ib_event_type type);
 
 /* eri_mr.c */
 struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access);

@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ERI completion queues.
+ *
+ * A CQ is a ring of 32-byte CQEs the device produces into with owner bits,
+ * and a doorbell record (struct eri_cq_dbrec) through which the consumer
+ * hands consumed entries back (ci) and asks for a completion event (arm).
+ * A user CQ's ring and record are mapped into the process, which polls and
+ * arms it itself; the kernel never reads them.  A kernel CQ is polled here.
+ */
+#include <linux/bitfield.h>
+#include <linux/log2.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/eri-abi.h>
+
+#include "eri_verbs.h"
+
+static u32 eri_cq_max_depth(struct eri_dev *edev)
+{
+	return min_t(u32, edev->attr.max_cqe, BIT(ERI_RING_MAX_DEPTH_LOG));
+}
+
+static int eri_create_cq_udata(struct ib_cq *ibcq,
+			       const struct ib_cq_init_attr *attr,
+			       struct ib_udata *udata)
+{
+	struct eri_dev *edev = to_eri_dev(ibcq->device);
+	struct eri_cq *cq = to_eri_cq(ibcq);
+	struct eri_ibv_create_cq_resp resp = {};
+	struct ib_ucontext *uctx = NULL;
+	u32 depth, max_depth, eqn;
+	int cqn, ret;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (edev->attr.cqe_shift != ilog2(sizeof(struct eri_cqe)))
+		return -EOPNOTSUPP;
+	if (attr->comp_vector >= edev->num_ceqs)
+		return -EINVAL;
+	max_depth = eri_cq_max_depth(edev);
+	if (!attr->cqe || attr->cqe > max_depth)
+		return -EINVAL;
+	depth = roundup_pow_of_two(attr->cqe + 1);
+	if (depth > max_depth)
+		depth = roundup_pow_of_two(attr->cqe);
+	if (depth > max_depth)
+		return -EINVAL;
+	eqn = edev->ceqs[attr->comp_vector].eqn;
+
+	if (udata) {
+		if (udata->inlen &&
+		    !ib_is_udata_cleared(udata, 0, udata->inlen))
+			return -EINVAL;
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+		uctx = &rdma_udata_to_drv_context(udata, struct eri_ucontext,
+						  ibucontext)->ibucontext;
+	}
+
+	cq->user = !!uctx;
+	cq->depth_log = ilog2(depth);
+	spin_lock_init(&cq->lock);
+	refcount_set(&cq->refs, 1);
+	init_completion(&cq->released);
+
+	cqn = ida_alloc_max(&edev->cq_ida, edev->attr.max_cq - 1, GFP_KERNEL);
+	if (cqn < 0)
+		return cqn;
+	cq->cqn = cqn;
+	ret = eri_qmem_alloc(edev, uctx, &cq->ring,
+			     depth * sizeof(struct eri_cqe));
+	if (ret)
+		goto err_free_cqn;
+	ret = eri_qmem_alloc(edev, uctx, &cq->db, sizeof(struct eri_cq_dbrec));
+	if (ret)
+		goto err_free_ring;
+	cq->cqes = cq->ring.buf->va;
+	cq->dbrec = cq->db.buf->va;
+
+	if (uctx) {
+		resp.cqn = cq->cqn;
+		resp.ring_mmap_key = eri_qmem_mmap_key(&cq->ring);
+		resp.dbrec_mmap_key = eri_qmem_mmap_key(&cq->db);
+		resp.ring_size = cq->ring.buf->size;
+		resp.dbrec_size = cq->db.buf->size;
+		resp.depth_log = cq->depth_log;
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (ret)
+			goto err_free_db;
+	}
+
+	ret = eri_com_create_cq(&edev->com, cq->cqn, cq->ring.buf->dma,
+				cq->db.buf->dma, cq->depth_log, eqn);
+	if (ret)
+		goto err_free_db;
+	ret = xa_insert_irq(&edev->cq_xa, cq->cqn, ibcq, GFP_KERNEL);
+	if (ret)
+		goto err_destroy_cq;
+	ibcq->cqe = depth;
+	return 0;
+
+err_destroy_cq:
+	eri_com_destroy_cq(&edev->com, cq->cqn);
+err_free_db:
+	eri_qmem_free(edev, &cq->db);
+err_free_ring:
+	eri_qmem_free(edev, &cq->ring);
+err_free_cqn:
+	ida_free(&edev->cq_ida, cq->cqn);
+	return ret;
+}
+
+/**
+ * eri_create_cq - create a completion queue
+ * @ibcq: the CQ the core allocated
+ * @attr: entries, completion vector, flags
+ * @attrs: the uverbs request, NULL for a kernel CQ
+ *
+ * Sleeps.  The core serializes nothing; each call works on its own CQ.
+ *
+ * Return: 0 or a negative errno.
+ */
+#ifdef ERI_CREATE_CQ_ATTRS
+int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct uverbs_attr_bundle *attrs)
+{
+	return eri_create_cq_udata(ibcq, attr,
+				   attrs ? &attrs->driver_udata : NULL);
+}
+#else
+int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata)
+{
+	return eri_create_cq_udata(ibcq, attr, udata);
+}
+#endif
+
+static void eri_cq_put(struct eri_cq *cq)
+{
+	if (refcount_dec_and_test(&cq->refs))
+		complete(&cq->released);
+}
+
+/**
+ * eri_destroy_cq - destroy a completion queue
+ * @ibcq: the CQ
+ * @udata: the uverbs request, NULL for a kernel CQ
+ *
+ * Sleeps.  The core calls it once no QP uses the CQ and no other verb on
+ * the CQ runs; it waits for completion and async event handlers of the CQ.
+ *
+ * Return: 0 or a negative errno; the CQ stays usable on failure.
+ */
+int eri_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct eri_dev *edev = to_eri_dev(ibcq->device);
+	struct eri_cq *cq = to_eri_cq(ibcq);
+	int ret;
+
+	/* Once it completes the device writes neither the CQ nor its CEQ. */
+	ret = eri_com_destroy_cq(&edev->com, cq->cqn);
+	if (ret)
+		return ret;
+	/*
+	 * The CEQ handler calls comp_handler under the xarray's lock, so once
+	 * the CQ is erased no completion handler runs for it.  An async event
+	 * holds a reference; wait for it.
+	 */
+	xa_erase_irq(&edev->cq_xa, cq->cqn);
+	eri_cq_put(cq);
+	wait_for_completion(&cq->released);
+
+	eri_qmem_free(edev, &cq->db);
+	eri_qmem_free(edev, &cq->ring);
+	ida_free(&edev->cq_ida, cq->cqn);
+	return 0;
+}
+
+/**
+ * eri_cq_async_event - deliver an async event of a CQ
+ * @edev: the device
+ * @cqn: the CQ the device named
+ * @type: the IB event
+ *
+ * Called from the communication layer's event work, one event at a time.
+ */
+void eri_cq_async_event(struct eri_dev *edev, u32 cqn,
+			enum ib_event_type type)
+{
+	struct ib_event event = { .device = &edev->ibdev, .event = type };
+	struct ib_cq *ibcq;
+	struct eri_cq *cq;
+
+	/* The CQ cannot go while we hold its reference; see destroy. */
+	xa_lock_irq(&edev->cq_xa);
+	ibcq = xa_load(&edev->cq_xa, cqn);
+	if (ibcq)
+		refcount_inc(&to_eri_cq(ibcq)->refs);
+	xa_unlock_irq(&edev->cq_xa);
+	if (!ibcq)
+		return;
+	cq = to_eri_cq(ibcq);
+	event.element.cq = ibcq;
+	if (ibcq->event_handler)
+		ibcq->event_handler(&event, ibcq->cq_context);
+	eri_cq_put(cq);
+}
+
+static enum ib_wc_status eri_wc_status(u32 status)
+{
+	switch (status) {
+	case ERI_CQE_STS_SUCCESS:
+		return IB_WC_SUCCESS;
+	case ERI_CQE_STS_LOC_LEN_ERR:
+		return IB_WC_LOC_LEN_ERR;
+	case ERI_CQE_STS_LOC_QP_OP_ERR:
+		return IB_WC_LOC_QP_OP_ERR;
+	case ERI_CQE_STS_LOC_PROT_ERR:
+		return IB_WC_LOC_PROT_ERR;
+	case ERI_CQE_STS_WR_FLUSH_ERR:
+		return IB_WC_WR_FLUSH_ERR;
+	case ERI_CQE_STS_BAD_RESP_ERR:
+		return IB_WC_BAD_RESP_ERR;
+	case ERI_CQE_STS_LOC_ACCESS_ERR:
+		return IB_WC_LOC_ACCESS_ERR;
+	case ERI_CQE_STS_REM_INV_REQ_ERR:
+		return IB_WC_REM_INV_REQ_ERR;
+	case ERI_CQE_STS_REM_ACCESS_ERR:
+		return IB_WC_REM_ACCESS_ERR;
+	case ERI_CQE_STS_REM_OP_ERR:
+		return IB_WC_REM_OP_ERR;
+	case ERI_CQE_STS_RETRY_EXC_ERR:
+		return IB_WC_RETRY_EXC_ERR;
+	case ERI_CQE_STS_RNR_RETRY_EXC_ERR:
+		return IB_WC_RNR_RETRY_EXC_ERR;
+	case ERI_CQE_STS_GENERAL_ERR:
+	default:
+		return IB_WC_GENERAL_ERR;
+	}
+}
+
+/* A flushed WQE may carry no meaningful opcode: fall back on its queue's. */
+static enum ib_wc_opcode eri_wc_opcode(u32 opcode, bool sq)
+{
+	switch (opcode) {
+	case ERI_CQE_OP_SEND:
+		return IB_WC_SEND;
+	case ERI_CQE_OP_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case ERI_CQE_OP_READ:
+		return IB_WC_RDMA_READ;
+	case ERI_CQE_OP_RECV:
+		return IB_WC_RECV;
+	case ERI_CQE_OP_RECV_WRITE_IMM:
+		return IB_WC_RECV_RDMA_WITH_IMM;
+	default:
+		return sq ? IB_WC_SEND : IB_WC_RECV;
+	}
+}
+
+/*
+ * Turn one CQE into a work completion.  Returns false for a CQE that names
+ * no kernel QP of ours or no outstanding WQE (a QP destroyed meanwhile):
+ * it is consumed and dropped.
+ */
+static bool eri_cq_decode_locked(struct eri_cq *cq, const struct eri_cqe *cqe,
+				 u32 hdr, struct ib_wc *wc)
+{
+	struct eri_dev *edev = to_eri_dev(cq->ibcq.device);
+	bool sq = hdr & ERI_CQE_HDR_SQ;
+	u32 status = FIELD_GET(ERI_CQE_HDR_STATUS, hdr);
+	struct eri_wq *wq;
+	struct eri_qp *qp;
+	u16 idx, ci;
+
+	lockdep_assert_held(&cq->lock);
+	/*
+	 * destroy_qp erases the QP and then takes this lock, so a QP found
+	 * here stays until we drop it.
+	 */
+	qp = xa_load(&edev->qp_xa, le32_to_cpu(cqe->qpn));
+	if (!qp || qp->user)
+		return false;
+	wq = sq ? &qp->sq : &qp->rq;
+	if ((sq ? qp->ibqp.send_cq : qp->ibqp.recv_cq) != &cq->ibcq)
+		return false;
+	idx = le32_to_cpu(cqe->wqe_idx);
+	ci = wq->ci;
+	if ((u16)(idx - ci) >= (u16)(READ_ONCE(wq->pi) - ci))
+		return false;
+
+	wc->wr_id = wq->wr_id[eri_ring_slot(idx, wq->depth_log)];
+	/*
+	 * Retire the WQE and the unsignaled ones before it.  Release: the
+	 * wr_id read above happens before a poster reuses the slots.
+	 */
+	smp_store_release(&wq->ci, idx + 1);
+
+	wc->status = eri_wc_status(status);
+	wc->vendor_err = status;
+	wc->opcode = eri_wc_opcode(FIELD_GET(ERI_CQE_HDR_OPCODE, hdr), sq);
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->qp = &qp->ibqp;
+	wc->src_qp = le32_to_cpu(cqe->src_qpn);
+	wc->wc_flags = 0;
+	if (hdr & ERI_CQE_HDR_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->imm_data;
+	} else if (hdr & ERI_CQE_HDR_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->inv_rkey);
+	}
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+	wc->port_num = 1;
+	return true;
+}
+
+static bool eri_cq_pending_locked(struct eri_cq *cq)
+{
+	const struct eri_cqe *cqe = &cq->cqes[eri_ring_slot(cq->ci,
+							     cq->depth_log)];
+
+	lockdep_assert_held(&cq->lock);
+	return FIELD_GET(ERI_CQE_HDR_OWNER, le32_to_cpu(READ_ONCE(cqe->hdr))) ==
+	       eri_ring_owner(cq->ci, cq->depth_log);
+}
+
+/**
+ * eri_poll_cq - poll a kernel completion queue
+ * @ibcq: the CQ
+ * @num_entries: room in @wc
+ * @wc: where the completions go
+ *
+ * Any context.  Serialized with other polls and arms of the CQ by its lock.
+ *
+ * Return: the number of completions in @wc, or -EOPNOTSUPP for a user CQ.
+ */
+int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct eri_cq *cq = to_eri_cq(ibcq);
+	unsigned long flags;
+	bool consumed = false;
+	int n = 0;
+
+	/* A user CQ's ring is the process's to read, and to scribble on. */
+	if (cq->user)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries && eri_cq_pending_locked(cq)) {
+		const struct eri_cqe *cqe =
+			&cq->cqes[eri_ring_slot(cq->ci, cq->depth_log)];
+		u32 hdr;
+
+		/* Owner bit before the body; pairs with the device's barrier. */
+		dma_rmb();
+		hdr = le32_to_cpu(cqe->hdr);
+		cq->ci++;
+		consumed = true;
+		if (eri_cq_decode_locked(cq, cqe, hdr, &wc[n]))
+			n++;
+	}
+	if (consumed) {
+		/* Done reading the entries before the device may reuse them. */
+		dma_mb();
+		WRITE_ONCE(cq->dbrec->ci, cpu_to_le32(cq->ci));
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/**
+ * eri_req_notify_cq - ask for a completion event of a kernel CQ
+ * @ibcq: the CQ
+ * @flags: IB_CQ_SOLICITED or IB_CQ_NEXT_COMP, and IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * Any context.  Serialized with polls and other arms of the CQ by its lock.
+ *
+ * Return: 0; 1 with IB_CQ_REPORT_MISSED_EVENTS when a completion is already
+ * waiting; -EOPNOTSUPP for a user CQ.
+ */
+int eri_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct eri_cq *cq = to_eri_cq(ibcq);
+	unsigned long irqflags;
+	u32 arm;
+	int ret = 0;
+
+	/* A user CQ is armed through its mapped doorbell record. */
+	if (cq->user)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	cq->arm_sn = (cq->arm_sn + 1) & FIELD_MAX(ERI_CQ_ARM_SN);
+	arm = FIELD_PREP(ERI_CQ_ARM_SN, cq->arm_sn) | ERI_CQ_ARM;
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
+		arm |= ERI_CQ_ARM_SOLICITED;
+	WRITE_ONCE(cq->dbrec->arm, cpu_to_le32(arm));
+	/*
+	 * The arm before the look at the ring; the device writes a CQE, a full
+	 * barrier, then reads arm: one of us sees the other's store.
+	 */
+	mb();
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && eri_cq_pending_locked(cq))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
