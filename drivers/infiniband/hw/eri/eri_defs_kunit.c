@@ -180,6 +180,139 @@ static void eri_defs_test_ring(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_ring_used(2, 0xfffe), 4U);
 }
 
+static void eri_defs_test_cq_qp_cmds(struct kunit *test)
+{
+	struct eri_aq_create_cq_cmd cq = {
+		.cqn = cpu_to_le32(0x123),
+		.eqn = cpu_to_le32(2),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG, 15)),
+	};
+	struct eri_aq_create_qp_cmd qp = {
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_QP_TYPE, ERI_QPT_RC) |
+				   FIELD_PREP(ERI_AQ_CREATE_QP_SQ_DEPTH_LOG, 10) |
+				   FIELD_PREP(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG, 15) |
+				   ERI_AQ_CREATE_QP_SQ_SIG_ALL),
+	};
+	const u8 *c = (const u8 *)&cq, *q = (const u8 *)&qp;
+
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_cq_cmd, ring_addr), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_cq_cmd, dbrec_addr), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_cq_cmd, cqn), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_cq_cmd, eqn), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_cq_cmd, cfg), 32);
+	KUNIT_EXPECT_EQ(test, c[24], 0x23);
+	KUNIT_EXPECT_EQ(test, c[25], 0x01);
+	KUNIT_EXPECT_EQ(test, c[28], 2);
+	KUNIT_EXPECT_EQ(test, c[32], 15);
+
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, sq_addr), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, rq_addr), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, dbrec_addr), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, qpn), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, pdn), 36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, send_cqn), 40);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, recv_cqn), 44);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, cfg), 48);
+	KUNIT_EXPECT_EQ(test, q[48], ERI_QPT_RC);
+	KUNIT_EXPECT_EQ(test, q[49], 0xfa);	/* rq 15, sq 10 */
+	KUNIT_EXPECT_EQ(test, q[50], 0x01);	/* SQ_SIG_ALL */
+
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_qp_attr_cmd, attr_addr), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_qp_attr_cmd, qpn), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_destroy_qp_cmd, qpn), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_destroy_cq_cmd, cqn), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_stats_cmd, resp_len), 16);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_CQ_EVENTS, 10);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 11);
+}
+
+static void eri_defs_test_qp_attr(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, state), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, path_mtu_log), 5);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, timeout), 6);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, min_rnr_timer), 9);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, max_dest_rd_atomic), 11);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, access), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, sq_draining), 15);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, dest_qpn), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, rq_psn), 20);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, sq_psn), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, flow_label), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, sgid), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, dgid), 48);
+	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_ALL, 0x1fffU);
+	KUNIT_EXPECT_EQ(test, ERI_QPS_ERR, 6);
+}
+
+static void eri_defs_test_wqe_cqe(struct kunit *test)
+{
+	struct eri_sq_wqe_hdr sq = {
+		.hdr = cpu_to_le32(FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE,
+					      ERI_SQ_OP_WRITE_IMM) |
+				   ERI_SQ_WQE_HDR_SIGNALED |
+				   ERI_SQ_WQE_HDR_INLINE |
+				   FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE,
+					      ERI_SQ_WQE_MAX_SGE)),
+		.imm_data = cpu_to_be32(0x01020304),
+		.remote_addr = cpu_to_le64(0x1122334455667788ULL),
+	};
+	struct eri_rq_wqe_hdr rq = {
+		.hdr = cpu_to_le32(FIELD_PREP(ERI_RQ_WQE_HDR_NUM_SGE,
+					      ERI_RQ_WQE_MAX_SGE)),
+	};
+	struct eri_cqe cqe = {
+		.hdr = cpu_to_le32(ERI_CQE_HDR_OWNER | ERI_CQE_HDR_SQ |
+				   ERI_CQE_HDR_IMM |
+				   FIELD_PREP(ERI_CQE_HDR_OPCODE,
+					      ERI_CQE_OP_RECV_WRITE_IMM) |
+				   FIELD_PREP(ERI_CQE_HDR_STATUS,
+					      ERI_CQE_STS_REM_ACCESS_ERR)),
+		.wqe_idx = cpu_to_le32(0xfffe),
+	};
+	u32 arm = FIELD_PREP(ERI_CQ_ARM_SN, 5) | ERI_CQ_ARM |
+		  ERI_CQ_ARM_SOLICITED;
+	const u8 *s = (const u8 *)&sq, *r = (const u8 *)&rq;
+	const u8 *c = (const u8 *)&cqe;
+	u32 hdr = le32_to_cpu(cqe.hdr);
+
+	KUNIT_EXPECT_EQ(test, s[0], ERI_SQ_OP_WRITE_IMM);
+	KUNIT_EXPECT_EQ(test, s[1], 0x09);	/* SIGNALED, INLINE */
+	KUNIT_EXPECT_EQ(test, s[2], ERI_SQ_WQE_MAX_SGE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_wqe_hdr, length), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_wqe_hdr, imm_data), 8);
+	KUNIT_EXPECT_EQ(test, s[8], 0x01);	/* network byte order */
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_wqe_hdr, inv_rkey), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_wqe_hdr, remote_addr), 16);
+	KUNIT_EXPECT_EQ(test, s[16], 0x88);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_wqe_hdr, rkey), 24);
+	KUNIT_EXPECT_EQ(test, r[0], ERI_RQ_WQE_MAX_SGE);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sge, length), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sge, lkey), 12);
+
+	KUNIT_EXPECT_EQ(test, c[0], 0x0b);	/* OWNER, SQ, IMM */
+	KUNIT_EXPECT_EQ(test, c[1], ERI_CQE_OP_RECV_WRITE_IMM);
+	KUNIT_EXPECT_EQ(test, c[2], ERI_CQE_STS_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_CQE_HDR_STATUS, hdr),
+			ERI_CQE_STS_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_CQE_HDR_OPCODE, hdr),
+			ERI_CQE_OP_RECV_WRITE_IMM);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_cqe, wqe_idx), 8);
+	KUNIT_EXPECT_EQ(test, c[8], 0xfe);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_cqe, byte_len), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_cqe, imm_data), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_cqe, src_qpn), 24);
+
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_dbrec, rq_pi), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_dbrec, sq_need_kick), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_dbrec, rq_need_kick), 12);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_cq_dbrec, arm), 4);
+	KUNIT_EXPECT_EQ(test, arm, 0x17U);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_CQ_ARM_SN, arm), 5);
+	KUNIT_EXPECT_LT(test, ERI_REG_RQ_DB, ERI_REG_CEQ_DB_BASE);
+	KUNIT_EXPECT_EQ(test, FIELD_PREP(ERI_REG_QP_DB_QPN, 0xabcdef), 0xabcdef);
+}
+
 static struct kunit_case eri_defs_test_cases[] = {
 	KUNIT_CASE(eri_defs_test_cmd_hdr),
 	KUNIT_CASE(eri_defs_test_reg_mr),
@@ -188,6 +321,9 @@ static struct kunit_case eri_defs_test_cases[] = {
 	KUNIT_CASE(eri_defs_test_events),
 	KUNIT_CASE(eri_defs_test_regs),
 	KUNIT_CASE(eri_defs_test_ring),
+	KUNIT_CASE(eri_defs_test_cq_qp_cmds),
+	KUNIT_CASE(eri_defs_test_qp_attr),
+	KUNIT_CASE(eri_defs_test_wqe_cqe),
 	{}
 };
 
