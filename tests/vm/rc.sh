@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# RC queue pairs end to end, in the guest: tests/verbs/eri_rc_test.c (built
+# here against the rdma-core prefix) between two devices on the two ends of
+# a veth pair, then the standard tools across the same link:
+# ibv_rc_pingpong, perftest (send/write/read, bandwidth and latency, one
+# through rdma_cm) and rping with verification; every run under `timeout`.
+# Ends with `rdma statistic show` and removes everything it made.
+#
+#   tests/vm/rc.sh [eri|rxe]        (or ERI_RC_TYPE=eri|rxe; default eri)
+#
+# eri (the default, what `make check` runs): eri0 and eri1 in two network
+# namespaces, eri_rc0 (veA, 198.18.0.1/24) and eri_rc1 (veB, 198.18.0.2/24).
+# Failing to load eri_sim or to create a device is a failure, never a skip.
+#
+# rxe: validation of this test against Linux's soft-RoCE, as
+#   scripts/vm-run --kernel 6.12 --rdma-core PREFIX tests/vm/rc.sh rxe
+# rdma_rxe (6.1) works only in the initial network namespace, so rxe0 and
+# rxe1 sit on veA and veB there, and policy routing (as in tests/bench/
+# guest.py) makes the traffic between the two local addresses cross the
+# veth instead of lo: two devices, a real wire, not loopback through one
+# device.  eri_rc_test then runs with "-q rxe": the checks rdma_rxe is known
+# to fail print "# TODO rxe" instead of counting (see eri_rc_test.c).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+type=${1:-${ERI_RC_TYPE:-eri}}
+prefix=${ERI_RDMA_CORE:?run through vm-run --rdma-core}
+src=$(dirname "$0")/../verbs/eri_rc_test.c
+bin=$(mktemp -d)/eri_rc_test
+A=198.18.0.1
+B=198.18.0.2
+T=120		# seconds for one tool run
+quirks=()
+
+case $type in
+eri)
+	D0=eri0 D1=eri1 NS0=eri_rc0 NS1=eri_rc1 mod=eri_sim ;;
+rxe)
+	D0=rxe0 D1=rxe1 NS0='' NS1='' mod=rdma_rxe
+	quirks=(-q rxe) ;;
+*)
+	echo "usage: $0 [eri|rxe]" >&2
+	exit 2 ;;
+esac
+echo "# device type $type: $D0 on veA ($A), $D1 on veB ($B)"
+
+# Run a command where the device's netdev lives.
+in0() { if [ -n "$NS0" ]; then ip netns exec "$NS0" "$@"; else "$@"; fi; }
+in1() { if [ -n "$NS1" ]; then ip netns exec "$NS1" "$@"; else "$@"; fi; }
+
+gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
+has_gid() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null | grep -qx "$2"; }
+# The index of the RoCEv2 GID of DEV for IPv4 address IP.
+gid_index() {
+	local f i want
+	want=$(gid_of "$2")
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
+		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+tx_bytes() { in0 cat /sys/class/net/veA/statistics/tx_bytes; }
+rx_bytes() { in0 cat /sys/class/net/veA/statistics/rx_bytes; }
+
+check "build eri_rc_test" gcc -O2 -Wall -Wextra -Werror -o "$bin" "$src" \
+	-I"$prefix/include" -L"$prefix/lib" -libverbs
+
+# ------------------------------------------------------------------ link
+if [ "$type" = eri ]; then
+	check "modprobe eri_sim" modprobe eri_sim
+	ip netns add "$NS0"
+	ip netns add "$NS1"
+	ip link add veA netns "$NS0" type veth peer name veB netns "$NS1"
+	in0 ip link set lo up
+	in1 ip link set lo up
+	in0 ip addr add "$A/24" dev veA
+	in1 ip addr add "$B/24" dev veB
+	in0 ip link set veA up
+	in1 ip link set veB up
+else
+	check "modprobe rdma_rxe" modprobe rdma_rxe
+	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.conf.all.accept_local=1
+	ip link add veA type veth peer name veB
+	for d in veA veB; do
+		sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1" \
+			"net.ipv4.conf.$d.rp_filter=0" "net.ipv4.conf.$d.accept_local=1"
+		ip link set "$d" up
+	done
+	ip addr add "$A/32" dev veA
+	ip addr add "$B/32" dev veB
+	# The local table behind our rules: packets arriving on the veth meet
+	# it first (pref 9) and are delivered; any other lookup of B (locally
+	# generated traffic, and rdma_cm's check that the peer of a connection
+	# request is reached through the device's netdev, a lookup without
+	# iif) goes out through veA, of A through veB (pref 10).
+	ip rule add pref 100 lookup local
+	ip rule del pref 0 lookup local
+	ip route add "$B" dev veA src "$A" table 1001
+	ip route add "$A" dev veB src "$B" table 1002
+	ip rule add pref 9 iif veA lookup local
+	ip rule add pref 9 iif veB lookup local
+	ip rule add pref 10 to "$B" lookup 1001
+	ip rule add pref 10 to "$A" lookup 1002
+	ip neigh replace "$B" lladdr "$(cat /sys/class/net/veB/address)" dev veA nud permanent
+	ip neigh replace "$A" lladdr "$(cat /sys/class/net/veA/address)" dev veB nud permanent
+fi
+t0=$(tx_bytes)
+check "ping $B from $A" in0 ping -c 2 -W 5 -I "$A" "$B"
+check "... crosses the veth" test "$(tx_bytes)" -gt "$t0"
+
+check "rdma link add $D0" in0 rdma link add "$D0" type "$type" netdev veA
+check "rdma link add $D1" in1 rdma link add "$D1" type "$type" netdev veB
+check "ibv_devices lists $D0 and $D1" sh -c "ibv_devices | grep -qw $D0 && ibv_devices | grep -qw $D1"
+check "$D0 gets the GID of $A" wait_for 10 has_gid "$D0" "$(gid_of $A)"
+check "$D1 gets the GID of $B" wait_for 10 has_gid "$D1" "$(gid_of $B)"
+G0=$(gid_index "$D0" "$A") || G0=
+G1=$(gid_index "$D1" "$B") || G1=
+check "RoCEv2 GID indexes: $D0 ${G0:-none}, $D1 ${G1:-none}" test -n "$G0" -a -n "$G1"
+if [ "$T_FAIL" -gt 0 ]; then
+	# No devices: nothing below can work.  A failure, not a skip.
+	ibv_devices 2>&1 | sed 's/^/#   /'
+	finish
+	exit 1
+fi
+ibv_devinfo -v -d "$D0" 2>&1 | grep -E 'max_qp_wr|max_sge|active_mtu|max_qp_rd_atom|state:' | sed 's/^/#   /'
+
+# ------------------------------------------------------------------ eri_rc_test
+tx0=$(tx_bytes) rx0=$(rx_bytes) s0=$SECONDS
+timeout 900 "$bin" "${quirks[@]}" "$D0" "$D1" > /tmp/rc.out 2>&1
+rc=$?
+cat /tmp/rc.out
+check "eri_rc_test $D0 $D1 (exit $rc, $((SECONDS - s0)) s)" test "$rc" = 0
+tx=$(( $(tx_bytes) - tx0 )) rx=$(( $(rx_bytes) - rx0 ))
+echo "# veA: $tx bytes sent, $rx bytes received during eri_rc_test"
+# The integrity checks alone move about 46 MiB, in both directions.
+check "its traffic crossed the veth (> 40 MiB, > 1 MiB each way)" \
+	test $((tx + rx)) -gt 41943040 -a "$tx" -gt 1048576 -a "$rx" -gt 1048576
+
+# ------------------------------------------------------------------ tools
+listening() { in1 ss -Hltn "sport = :$1" | grep -q .; }
+
+# server_client NAME PORT SERVER... -- CLIENT...: the server runs in the
+# namespace of D1, the client in that of D0, both under timeout; PORT is
+# the server's TCP port to wait for, or "-" (rdma_cm: a short pause and
+# client retries).  Both must exit 0.
+server_client() {
+	local name=$1 port=$2 srv=() spid crc src try
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	in1 timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	spid=$!
+	if [ "$port" != - ]; then
+		wait_for 30 listening "$port"
+	else
+		sleep 2
+	fi
+	for try in 1 2 3; do
+		in0 timeout "$T" "$@" > /tmp/cli.out 2>&1
+		crc=$?
+		# Retry only while the server still waits for a client.
+		[ "$crc" = 0 ] || ! kill -0 "$spid" 2>/dev/null || [ "$port" != - ] && break
+		sleep 2
+	done
+	wait "$spid"
+	src=$?
+	if [ "$crc" = 0 ] && [ "$src" = 0 ]; then
+		ok "$name"
+		tail -n 4 /tmp/cli.out | sed 's/^/#   /'
+	else
+		not_ok "$name (client exit $crc, server exit $src)"
+		sed 's/^/#   server: /' /tmp/srv.out | tail -n 20
+		sed 's/^/#   client: /' /tmp/cli.out | tail -n 20
+	fi
+}
+
+port=18515
+for size in 4096 65536; do
+	port=$((port + 1))
+	server_client "ibv_rc_pingpong $size bytes, 5 iterations, checked" "$port" \
+		ibv_rc_pingpong -d "$D1" -g "$G1" -s "$size" -n 5 -c -p "$port" -- \
+		ibv_rc_pingpong -d "$D0" -g "$G0" -s "$size" -n 5 -c -p "$port" "$B"
+done
+
+for tool in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat; do
+	port=$((port + 1))
+	server_client "$tool -n 200" "$port" \
+		"$tool" -d "$D1" -x "$G1" -n 200 -F -p "$port" -- \
+		"$tool" -d "$D0" -x "$G0" -n 200 -F -p "$port" "$B"
+done
+server_client "ib_write_bw -R (rdma_cm) -n 200" - \
+	ib_write_bw -R -d "$D1" -n 200 -F -- \
+	ib_write_bw -R -d "$D0" -n 200 -F "$B"
+
+server_client "rping -C 10 -V (rdma_cm, verified)" - \
+	rping -s -a "$B" -C 10 -V -- \
+	rping -c -a "$B" -C 10 -V
+
+# ------------------------------------------------------------------ counters
+echo "# rdma statistic show:"
+rdma statistic show 2>&1 | sed 's/^/#   /'
+if [ "$type" = eri ]; then
+	in0 rdma statistic show link "$D0/1" 2>&1 | sed 's/^/#   ns0: /'
+	in1 rdma statistic show link "$D1/1" 2>&1 | sed 's/^/#   ns1: /'
+fi
+
+# ------------------------------------------------------------------ teardown
+check "delete $D0" in0 rdma link delete "$D0"
+check "delete $D1" in1 rdma link delete "$D1"
+check "devices are gone" wait_for 10 sh -c "! test -e /sys/class/infiniband/$D0 && ! test -e /sys/class/infiniband/$D1"
+if [ "$type" = eri ]; then
+	ip netns del "$NS0"
+	ip netns del "$NS1"
+	check "rmmod eri_sim" rmmod eri_sim
+	check "rmmod eri" rmmod eri
+else
+	ip link del veA
+	ip rule del pref 9 iif veA lookup local
+	ip rule del pref 9 iif veB lookup local
+	ip rule del pref 10 to "$B" lookup 1001
+	ip rule del pref 10 to "$A" lookup 1002
+	ip rule add pref 0 lookup local
+	ip rule del pref 100 lookup local
+	check "rmmod rdma_rxe" rmmod rdma_rxe
+fi
+finish
