@@ -38,6 +38,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.uverbs_abi_ver = ERI_UVERBS_ABI_VERSION,
 
 	.alloc_hw_device_stats = eri_alloc_hw_device_stats,
+	.alloc_hw_port_stats = eri_alloc_hw_port_stats,
 	.alloc_pd = eri_alloc_pd,
 	.alloc_ucontext = eri_alloc_ucontext,
 	.create_cq = eri_create_cq,

@@ -393,10 +393,26 @@ struct rdma_hw_stats *eri_alloc_hw_device_stats(struct ib_device *ibdev)
 }
 
 /**
+ * eri_alloc_hw_port_stats - describe the counters of the port to the core
+ * @ibdev: the IB device
+ * @port: 1
+ *
+ * The device has one port, whose counters are the device's; they are what
+ * rdma statistic shows.  Sleeps.  Called once, by the core.
+ *
+ * Return: the counters' description, or NULL.
+ */
+struct rdma_hw_stats *eri_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port)
+{
+	return eri_alloc_hw_device_stats(ibdev);
+}
+
+/**
  * eri_get_hw_stats - read the device counters
  * @ibdev: the IB device
  * @stats: where they go
- * @port: 0: the counters are the device's
+ * @port: 0 for the device's counters, 1 for the port's: the same ones
  * @index: the counter the core wants; all are read
  *
  * Sleeps.  The core serializes calls for one @stats with its lock.

@@ -183,6 +183,8 @@ int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m);
 u64 eri_qmem_mmap_key(const struct eri_qmem *m);
 struct rdma_hw_stats *eri_alloc_hw_device_stats(struct ib_device *ibdev);
+struct rdma_hw_stats *eri_alloc_hw_port_stats(struct ib_device *ibdev,
+					      u32 port);
 int eri_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
 
