@@ -29,8 +29,9 @@ struct eri_ceq {
  * @bdev: the device's bus binding
  * @com: the device communication layer
  * @attr: capabilities the device reported at probe
- * @port_lock: protects @port
+ * @port_lock: protects @port and @registered
  * @port: port attributes as last queried from the device
+ * @registered: the IB device is registered, port events may be reported
  * @ceqs: the completion event queues, @num_ceqs of them
  * @num_ceqs: how many completion event queues there are
  * @cq_xa: CQs by CQN, for completion and async events; its lock is taken
@@ -47,8 +48,9 @@ struct eri_dev {
 	struct eri_bus_dev *bdev;
 	struct eri_com_dev com;
 	struct eri_com_dev_attr attr;
-	spinlock_t port_lock;	/* protects @port */
+	spinlock_t port_lock;	/* protects @port and @registered */
 	struct eri_com_port_attr port;
+	bool registered;
 	struct eri_ceq *ceqs;
 	u32 num_ceqs;
 	struct xarray cq_xa;

@@ -85,6 +85,8 @@ static void eri_port_refresh(struct eri_dev *edev)
 	spin_lock(&edev->port_lock);
 	changed = edev->port.state != pa.state;
 	edev->port = pa;
+	/* The core has no port to report on before registration ends. */
+	changed &= edev->registered;
 	spin_unlock(&edev->port_lock);
 	if (!changed)
 		return;
@@ -159,6 +161,9 @@ int eri_probe(struct eri_bus_dev *bdev)
 	edev->ibdev.node_type = RDMA_NODE_IB_CA;
 	edev->ibdev.phys_port_cnt = 1;
 	edev->ibdev.num_comp_vectors = edev->num_ceqs;
+	/* liberi kicks the device with work-request-free POST_SEND/RECV. */
+	edev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	edev->ibdev.dev.parent = &bdev->adev.dev;
 	addrconf_addr_eui48((u8 *)&edev->ibdev.node_guid, ndev->dev_addr);
 	strscpy(edev->ibdev.node_desc, "ERI", sizeof(edev->ibdev.node_desc));
@@ -177,6 +182,9 @@ int eri_probe(struct eri_bus_dev *bdev)
 				 bdev->dma_dev);
 	if (ret)
 		goto err_put_device;
+	spin_lock(&edev->port_lock);
+	edev->registered = true;
+	spin_unlock(&edev->port_lock);
 	auxiliary_set_drvdata(&bdev->adev, edev);
 	return 0;
 
