@@ -269,6 +269,11 @@ int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 		ret = -EINVAL;
 		goto out_put;
 	}
+	/*
+	 * The offset was the entry's key; the mapping starts at the start of
+	 * the buffer, which is what dma_mmap_coherent() takes vm_pgoff for.
+	 */
+	vma->vm_pgoff = 0;
 	ret = dma_mmap_coherent(entry->edev->com.dmadev, vma, entry->buf.va,
 				entry->buf.dma, entry->buf.size);
 out_put:
