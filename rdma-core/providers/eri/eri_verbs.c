@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <ccan/minmax.h>
 #include <util/udma_barrier.h>
@@ -733,6 +734,43 @@ static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/*
+ * The kick: a POST_SEND (or POST_RECV) command carrying no work request,
+ * written straight to the command file, which the kernel turns into a
+ * doorbell.  Return: 0 or an errno.
+ */
+static int eri_kick_sq(struct ibv_qp *ibvqp)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send cmd = {};
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibvqp->handle;
+	cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(ibvqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno;
+	return 0;
+}
+
+static int eri_kick_rq(struct ibv_qp *ibvqp)
+{
+	struct ib_uverbs_post_recv_resp resp;
+	struct ibv_post_recv cmd = {};
+
+	cmd.hdr.command = IB_USER_VERBS_CMD_POST_RECV;
+	cmd.hdr.in_words = sizeof(cmd) / 4;
+	cmd.hdr.out_words = sizeof(resp) / 4;
+	cmd.response = (uintptr_t)&resp;
+	cmd.qp_handle = ibvqp->handle;
+	cmd.wqe_size = sizeof(struct ib_uverbs_recv_wr);
+	if (write(ibvqp->context->cmd_fd, &cmd, sizeof(cmd)) != sizeof(cmd))
+		return errno;
+	return 0;
+}
+
 int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -740,7 +778,6 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 	bool imm_ok = ctx->dev_caps & ERI_UCTX_CAP_IMM;
 	struct eri_qp *qp = to_eri_qp(ibvqp);
 	struct eri_wq *sq = &qp->sq;
-	struct ibv_send_wr *bad = NULL;
 	bool kick = false;
 	uint16_t start;
 	int err = 0;
@@ -791,7 +828,7 @@ out:
 
 	/* The kick needs no lock: the WQEs are published already. */
 	if (kick) {
-		int kerr = ibv_cmd_post_send(ibvqp, NULL, &bad);
+		int kerr = eri_kick_sq(ibvqp);
 
 		if (kerr) {
 			__atomic_fetch_add(&sq->kick_errors, 1,
@@ -851,7 +888,6 @@ int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 {
 	struct eri_qp *qp = to_eri_qp(ibvqp);
 	struct eri_wq *rq = &qp->rq;
-	struct ibv_recv_wr *bad = NULL;
 	bool kick = false;
 	uint16_t start;
 	int err = 0;
@@ -892,7 +928,7 @@ out:
 
 	/* Only in ERR, so that the new WQEs are flushed. */
 	if (kick) {
-		int kerr = ibv_cmd_post_recv(ibvqp, NULL, &bad);
+		int kerr = eri_kick_rq(ibvqp);
 
 		if (kerr) {
 			__atomic_fetch_add(&rq->kick_errors, 1,
