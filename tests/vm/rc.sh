@@ -134,7 +134,7 @@ ibv_devinfo -v -d "$D0" 2>&1 | grep -E 'max_qp_wr|max_sge|active_mtu|max_qp_rd_a
 
 # ------------------------------------------------------------------ eri_rc_test
 tx0=$(tx_bytes) rx0=$(rx_bytes) s0=$SECONDS
-timeout 900 "$bin" "${quirks[@]}" "$D0" "$D1" > /tmp/rc.out 2>&1
+timeout 600 "$bin" "${quirks[@]}" "$D0" "$D1" > /tmp/rc.out 2>&1
 rc=$?
 cat /tmp/rc.out
 check "eri_rc_test $D0 $D1 (exit $rc, $((SECONDS - s0)) s)" test "$rc" = 0
@@ -156,7 +156,13 @@ server_client() {
 	shift 2
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
-	in1 timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	# $! is timeout's own pid (ip netns exec execs it): killing it ends
+	# the server too.
+	if [ -n "$NS1" ]; then
+		ip netns exec "$NS1" timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	else
+		timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	fi
 	spid=$!
 	if [ "$port" != - ]; then
 		wait_for 30 listening "$port"
@@ -170,6 +176,11 @@ server_client() {
 		[ "$crc" = 0 ] || ! kill -0 "$spid" 2>/dev/null || [ "$port" != - ] && break
 		sleep 2
 	done
+	# A failed client leaves the server waiting: do not wait for its timeout.
+	if [ "$crc" != 0 ]; then
+		sleep 1
+		kill "$spid" 2>/dev/null
+	fi
 	wait "$spid"
 	src=$?
 	if [ "$crc" = 0 ] && [ "$src" = 0 ]; then
