@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # demo.sh (make demo): set up, build the modules for Debian's 6.1 kernel and
-# rdma-core with our provider, boot a VM and show eri0 with
-# `rdma link show` and `ibv_devinfo -v -d eri0` (tests/vm/demo-guest.sh).
+# rdma-core with our provider, boot a VM, create eri0 and eri1 in two network
+# namespaces joined by a veth pair, show them, and run ibv_rc_pingpong,
+# ib_write_bw and ib_read_lat between them (tests/vm/demo-guest.sh).
 #
 # Environment: KFLAVOUR (default 6.1), ERI_CACHE.
 set -euo pipefail

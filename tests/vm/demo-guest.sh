@@ -2,40 +2,86 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # Guest side of `make demo` (run through scripts/vm-run with --modules and
-# --rdma-core): a veth in a fresh network namespace with 198.18.0.1/24, the
-# eri_sim and eri modules, eri0 on the veth, `rdma link show` and
-# `ibv_devinfo -v -d eri0`.
+# --rdma-core): two network namespaces joined by a veth pair (198.18.0.1/24
+# and .2/24), eri0 and eri1 on its ends, `rdma link show`,
+# `ibv_devinfo -v -d eri0`, then ibv_rc_pingpong, ib_write_bw and
+# ib_read_lat from one namespace to the other, and the device counters.
 set -euo pipefail
 
 fail() { echo "demo: FAIL: $*" >&2; exit 1; }
 [ "${ERI_IN_VM:-}" = 1 ] || fail "run me in the VM: scripts/vm-run tests/vm/demo-guest.sh"
 
-ns=eridemo
+ns0=eridemo0 ns1=eridemo1
 cleanup() {
-	ip netns exec "$ns" rdma link delete eri0 2>/dev/null || true
-	ip netns del "$ns" 2>/dev/null || true
+	ip netns exec "$ns0" rdma link delete eri0 2>/dev/null || true
+	ip netns exec "$ns1" rdma link delete eri1 2>/dev/null || true
+	ip netns del "$ns0" 2>/dev/null || true
+	ip netns del "$ns1" 2>/dev/null || true
 }
 trap cleanup EXIT
 
+# The RoCEv2 GID index of an IPv4 address on a device.
+gid_index() {
+	local dev=$1 want i
+	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for i in $(seq 0 15); do
+		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null)" = "$want" ] &&
+			[ "$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
+			{ echo "$i"; return 0; }
+	done
+	return 1
+}
+
 echo "demo: kernel $(uname -r), rdma-core ${ERI_RDMA_CORE:-(system)}"
-ip netns add "$ns"
-ip link add eriveth0 netns "$ns" type veth peer name eriveth1 netns "$ns"
-ip -n "$ns" addr add 198.18.0.1/24 dev eriveth0
-ip -n "$ns" link set lo up
-ip -n "$ns" link set eriveth0 up
-ip -n "$ns" link set eriveth1 up
+ip netns add "$ns0"
+ip netns add "$ns1"
+ip link add eriveth0 netns "$ns0" type veth peer name eriveth1 netns "$ns1"
+ip -n "$ns0" addr add 198.18.0.1/24 dev eriveth0
+ip -n "$ns1" addr add 198.18.0.2/24 dev eriveth1
+for ns in "$ns0" "$ns1"; do
+	ip -n "$ns" link set lo up
+done
+ip -n "$ns0" link set eriveth0 up
+ip -n "$ns1" link set eriveth1 up
 
 modprobe eri_sim || fail "modprobe eri_sim (were the modules passed with --modules?)"
 modprobe eri || fail "modprobe eri"
 echo "demo: loaded: $(lsmod | awk '$1 ~ /^eri/ { printf "%s ", $1 }')"
 
-ip netns exec "$ns" rdma link add eri0 type eri netdev eriveth0 ||
+ip netns exec "$ns0" rdma link add eri0 type eri netdev eriveth0 ||
 	fail "rdma link add eri0 type eri netdev eriveth0"
+ip netns exec "$ns1" rdma link add eri1 type eri netdev eriveth1 ||
+	fail "rdma link add eri1 type eri netdev eriveth1"
 echo
-echo "\$ rdma link show"
-ip netns exec "$ns" rdma link show
+echo "\$ ip netns exec $ns0 rdma link show"
+ip netns exec "$ns0" rdma link show
 echo
 echo "\$ ibv_devinfo -v -d eri0"
-ip netns exec "$ns" ibv_devinfo -v -d eri0 || fail "ibv_devinfo -v -d eri0"
+ip netns exec "$ns0" ibv_devinfo -v -d eri0 || fail "ibv_devinfo -v -d eri0"
+
+for i in $(seq 50); do
+	g0=$(gid_index eri0 198.18.0.1) && g1=$(gid_index eri1 198.18.0.2) && break
+	sleep 0.1
+done
+[ -n "${g0:-}" ] && [ -n "${g1:-}" ] || fail "no RoCEv2 GIDs for 198.18.0.1/2"
+
+# Server in one namespace, client in the other; each under a timeout.
+run_pair() {
+	echo
+	echo "\$ ip netns exec $ns1 $* -d eri1 $gflag $g1 &"
+	echo "\$ ip netns exec $ns0 $* -d eri0 $gflag $g0 198.18.0.2"
+	ip netns exec "$ns1" timeout 60 "$@" -d eri1 "$gflag" "$g1" > /tmp/demo-srv.out 2>&1 &
+	local srv=$!
+	sleep 1
+	ip netns exec "$ns0" timeout 60 "$@" -d eri0 "$gflag" "$g0" 198.18.0.2 ||
+		fail "$1 client"
+	wait "$srv" || fail "$1 server"
+}
+gflag=-g run_pair ibv_rc_pingpong -s 4096 -n 100
+gflag=-x run_pair ib_write_bw -s 65536 -n 500
+gflag=-x run_pair ib_read_lat -s 64 -n 500
+echo
+echo "\$ ip netns exec $ns0 rdma statistic show link eri0/1"
+ip netns exec "$ns0" rdma statistic show link eri0/1
 echo
 echo "demo: OK"
