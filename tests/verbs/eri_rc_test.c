@@ -21,8 +21,12 @@
  *   c  unsignaled WRs retire silently; a deep send queue moves 10000
  *      messages in order;
  *   d  completion channel: events for any and for solicited completions;
- *   e  errors: bad rkey, range, rights, a receive too small, RNR (recovered
- *      and exhausted), retry exhausted, and flushing in ERR.
+ *   g  several QPs at once: 4 pairs, both directions, 1 MiB WRITEs and
+ *      SENDs posted on all of them before any is polled;
+ *   e  errors: bad rkey, range, rights, the rkey of a deregistered (and of
+ *      a re-registered) MR, the lkey of a deregistered MR, a READ into an
+ *      MR without LOCAL_WRITE, a receive too small, RNR (recovered and
+ *      exhausted), retry exhausted, and flushing in ERR.
  *
  * Every wait has a timeout (-t, per step), so the test never hangs.  The
  * last line is "# N passed, N failed"; the exit status is 0 only if every
@@ -34,7 +38,7 @@
  *   -n N      messages in the deep-queue check (default 10000)
  *   -i N      iterations of each integrity case below 1 MiB (default 2)
  *   -I N      max_inline_data to ask for (default 96, ERI's limit)
- *   -T LIST   checks to run, a subset of "fabcde" (default all)
+ *   -T LIST   checks to run, a subset of "fabcdge" (default all)
  *   -q rxe    known deviations of rdma_rxe are reported as "# TODO", not
  *             as failures (validation of this test against soft-RoCE only;
  *             ERI is never run with it)
@@ -1340,6 +1344,195 @@ static void check_channel(struct pair *p)
 		  step_ms(0), &wc, why, sizeof(why));
 }
 
+/* ------------------------------------------------------------ several QPs */
+
+#define MQ_PAIRS	4
+#define MQ_MSG		(1u << 20)
+#define MQ_GUARD	4096
+#define MQ_STRIDE	(MQ_MSG + 2 * MQ_GUARD)	/* 8 slots fill BUF_LEN */
+#define MQ_ROUNDS	2
+
+/* Slot k of a buffer: MQ_MSG bytes with MQ_GUARD bytes on each side. */
+static uint8_t *mq_slot(struct end *e, int k)
+{
+	return e->buf + (size_t)k * MQ_STRIDE + MQ_GUARD;
+}
+
+/*
+ * g: MQ_PAIRS pairs at once, alternating direction (pair k sends from
+ * ends[k & 1]), each with a 1 MiB RDMA_WRITE and a 1 MiB SEND per round
+ * (WRITE first in round 0, SEND first in round 1): everything is posted on
+ * every pair before anything is polled, so the device has all QPs moving
+ * at once.  Each end's buffer holds 8 slots: 0-3 the sources of the pairs
+ * that send from it, 4-7 the destinations of the pairs that send to it,
+ * each guarded.  Every completion (status, wr_id, QP, opcode, byte_len)
+ * and every destination slot with its guards is checked.
+ */
+static void check_multi_qp(void)
+{
+	struct pair p[MQ_PAIRS];
+	uint8_t *img[2] = { NULL, NULL };
+	int64_t deadline;
+	char why[256];
+	int k, r, i, created = 0;
+	bool ok;
+
+	memset(p, 0, sizeof(p));
+	for (k = 0; k < MQ_PAIRS; k++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "multi-QP pair %d", k);
+		if (!create_pair(&p[k], &default_cfg, what))
+			goto out;
+		created++;
+	}
+	report(true, "%d QP pairs connected at once", MQ_PAIRS);
+	/* The expected image of each end's destination half, guards included. */
+	for (i = 0; i < 2; i++) {
+		img[i] = malloc(4 * MQ_STRIDE);
+		if (!img[i])
+			goto out;
+	}
+	for (r = 0; r < MQ_ROUNDS; r++) {
+		uint64_t id = next_wr_id;
+
+		next_wr_id += 3 * MQ_PAIRS;
+		/* Random destinations (and guards), random sources. */
+		for (i = 0; i < 2; i++) {
+			rnd_fill(ends[i].buf + 4 * MQ_STRIDE, 4 * MQ_STRIDE);
+			rnd_fill(ends[i].buf, 4 * MQ_STRIDE);
+			memcpy(img[i], ends[i].buf + 4 * MQ_STRIDE,
+			       4 * MQ_STRIDE);
+		}
+		ok = true;
+		for (k = 0; k < MQ_PAIRS && ok; k++) {
+			int d = k & 1, j = k >> 1;
+			struct qpend *req = &p[k].q[0], *rsp = &p[k].q[1];
+			struct end *se = &ends[d], *de = &ends[!d];
+			struct ibv_send_wr wr[2], *bad;
+			struct ibv_recv_wr rwr = { 0 }, *rbad;
+			struct ibv_sge sge[2], rsge;
+			int w = r & 1, s = !w;	/* WR indexes of WRITE, SEND */
+
+			if (d) {
+				req = &p[k].q[1];
+				rsp = &p[k].q[0];
+			}
+			/* WRITE: source slot 2j -> destination slot 4 + 2j. */
+			memcpy(img[!d] + (size_t)(2 * j) * MQ_STRIDE + MQ_GUARD,
+			       mq_slot(se, 2 * j), MQ_MSG);
+			/* SEND: source slot 2j+1 -> receive in slot 5 + 2j. */
+			memcpy(img[!d] + (size_t)(2 * j + 1) * MQ_STRIDE + MQ_GUARD,
+			       mq_slot(se, 2 * j + 1), MQ_MSG);
+			rsge.addr = (uintptr_t)mq_slot(de, 4 + 2 * j + 1);
+			rsge.length = MQ_MSG;
+			rsge.lkey = de->mr->lkey;
+			rwr.wr_id = id + 3 * k + 2;
+			rwr.sg_list = &rsge;
+			rwr.num_sge = 1;
+			memset(wr, 0, sizeof(wr));
+			sge[w].addr = (uintptr_t)mq_slot(se, 2 * j);
+			sge[s].addr = (uintptr_t)mq_slot(se, 2 * j + 1);
+			for (i = 0; i < 2; i++) {
+				sge[i].length = MQ_MSG;
+				sge[i].lkey = se->mr->lkey;
+				wr[i].wr_id = id + 3 * k + i;
+				wr[i].sg_list = &sge[i];
+				wr[i].num_sge = 1;
+				wr[i].send_flags = IBV_SEND_SIGNALED;
+			}
+			wr[0].next = &wr[1];
+			wr[w].opcode = IBV_WR_RDMA_WRITE;
+			wr[w].wr.rdma.remote_addr =
+				(uintptr_t)mq_slot(de, 4 + 2 * j);
+			wr[w].wr.rdma.rkey = de->mr->rkey;
+			wr[s].opcode = IBV_WR_SEND;
+			if (ibv_post_recv(rsp->qp, &rwr, &rbad) ||
+			    ibv_post_send(req->qp, wr, &bad)) {
+				report(false, "multi-QP round %d pair %d: post (errno %d)",
+				       r, k, errno);
+				ok = false;
+			}
+		}
+		if (!ok)
+			goto out;
+		/* All posted: now collect, within one deadline for the round. */
+		deadline = now_ms() + step_ms((size_t)2 * MQ_PAIRS * MQ_MSG);
+		for (k = 0; k < MQ_PAIRS && ok; k++) {
+			int d = k & 1, w = r & 1;
+			struct qpend *req = &p[k].q[d], *rsp = &p[k].q[!d];
+			struct ibv_wc wc;
+			int ms;
+
+			for (i = 0; i < 2 && ok; i++) {
+				ms = deadline - now_ms();
+				ok = expect_wc(req->scq, req->qp, id + 3 * k + i,
+					       IBV_WC_SUCCESS,
+					       i == w ? IBV_WC_RDMA_WRITE :
+							IBV_WC_SEND,
+					       ms > 0 ? ms : 1, NULL, why,
+					       sizeof(why));
+				if (!ok)
+					report(false, "multi-QP round %d pair %d: %s completion: %s",
+					       r, k, i == w ? "WRITE" : "SEND",
+					       why);
+			}
+			ms = deadline - now_ms();
+			if (ok && !expect_wc(rsp->rcq, rsp->qp, id + 3 * k + 2,
+					     IBV_WC_SUCCESS, IBV_WC_RECV,
+					     ms > 0 ? ms : 1, &wc, why,
+					     sizeof(why))) {
+				report(false, "multi-QP round %d pair %d: receive completion: %s",
+				       r, k, why);
+				ok = false;
+			}
+			if (ok && wc.byte_len != MQ_MSG) {
+				report(false, "multi-QP round %d pair %d: receive byte_len %u, expected %u",
+				       r, k, wc.byte_len, MQ_MSG);
+				ok = false;
+			}
+		}
+		if (!ok)
+			goto out;
+		for (i = 0; i < 2 && ok; i++) {
+			const uint8_t *got = ends[i].buf + 4 * MQ_STRIDE;
+			size_t b;
+
+			if (!memcmp(got, img[i], 4 * MQ_STRIDE))
+				continue;
+			for (b = 0; got[b] == img[i][b]; b++)
+				;
+			report(false, "multi-QP round %d: data on %s: byte %zu of slot %zu (%s) is %#x, expected %#x",
+			       r, ends[i].d->name, b % MQ_STRIDE,
+			       4 + b / MQ_STRIDE,
+			       b % MQ_STRIDE < MQ_GUARD ||
+			       b % MQ_STRIDE >= MQ_GUARD + MQ_MSG ?
+			       "guard" : "payload",
+			       got[b], img[i][b]);
+			ok = false;
+		}
+		if (!ok)
+			goto out;
+		report(true, "multi-QP round %d: %d pairs, 1 MiB WRITE %s 1 MiB SEND each, both directions: data, guards and completions",
+		       r, MQ_PAIRS, r & 1 ? "after" : "before");
+	}
+	for (k = 0; k < MQ_PAIRS; k++)
+		for (i = 0; i < 2; i++)
+			if (count_extra(p[k].q[i].scq, 0) +
+			    count_extra(p[k].q[i].rcq, 0))
+				ok = false;
+	report(ok, "multi-QP: no stray completions on any of the %d CQs",
+	       4 * MQ_PAIRS);
+out:
+	if (created < MQ_PAIRS)
+		report(false, "multi-QP: only %d of %d pairs created", created,
+		       MQ_PAIRS);
+	for (k = 0; k < MQ_PAIRS; k++)
+		destroy_pair(&p[k]);
+	free(img[0]);
+	free(img[1]);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
@@ -1385,11 +1578,13 @@ static void fill_rdma(struct ibv_send_wr *wr, struct ibv_sge *sge,
 /*
  * One RDMA that the responder must refuse: the requester's WQE fails with
  * REM_ACCESS_ERR, the WQEs behind it are flushed, and both QPs enter ERR.
- * mutate changes the first WR (rkey, address, or an MR without the right).
+ * mutate changes the first WR (rkey, address, or an MR without the right);
+ * it may deregister the MR (and register another in its place): *mrp is
+ * what is left to deregister at the end.
  */
 static void error_access(const char *what, enum ibv_wr_opcode opc,
 			 void (*mutate)(struct ibv_send_wr *, struct pair *,
-					struct ibv_mr *),
+					struct ibv_mr **),
 			 int remote_access)
 {
 	struct pair p;
@@ -1418,7 +1613,7 @@ static void error_access(const char *what, enum ibv_wr_opcode opc,
 		fill_rdma(&wr[i], &sge[i], &p.q[0], &p.q[1], opc, 4096, id + i);
 		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
 	}
-	mutate(&wr[0], &p, mr);
+	mutate(&wr[0], &p, &mr);
 	if (ibv_post_send(p.q[0].qp, wr, &bad)) {
 		report(false, "%s: post_send (errno %d)", what, errno);
 		goto out;
@@ -1442,25 +1637,161 @@ out:
 	destroy_pair(&p);
 }
 
-static void bad_rkey(struct ibv_send_wr *wr, struct pair *p, struct ibv_mr *mr)
+static void bad_rkey(struct ibv_send_wr *wr, struct pair *p,
+		     struct ibv_mr **mrp)
 {
 	(void)p;
-	(void)mr;
+	(void)mrp;
 	wr->wr.rdma.rkey ^= 0x5a5a5a5a;
 }
 
-static void past_end(struct ibv_send_wr *wr, struct pair *p, struct ibv_mr *mr)
+static void past_end(struct ibv_send_wr *wr, struct pair *p,
+		     struct ibv_mr **mrp)
 {
-	(void)mr;
+	(void)mrp;
 	/* Starts inside the region, ends 4 KiB beyond it. */
 	wr->wr.rdma.remote_addr = (uintptr_t)(p->q[1].e->buf + BUF_LEN - 100);
 }
 
-static void other_mr(struct ibv_send_wr *wr, struct pair *p, struct ibv_mr *mr)
+static void other_mr(struct ibv_send_wr *wr, struct pair *p,
+		     struct ibv_mr **mrp)
 {
 	(void)p;
-	wr->wr.rdma.remote_addr = (uintptr_t)mr->addr;
-	wr->wr.rdma.rkey = mr->rkey;
+	wr->wr.rdma.remote_addr = (uintptr_t)(*mrp)->addr;
+	wr->wr.rdma.rkey = (*mrp)->rkey;
+}
+
+/*
+ * The rkey and address of an MR that was deregistered: the key is not in
+ * the device's table any more (ERI: not found), whatever the address.
+ */
+static void dead_mr(struct ibv_send_wr *wr, struct pair *p,
+		    struct ibv_mr **mrp)
+{
+	struct ibv_mr *mr = *mrp;
+
+	other_mr(wr, p, mrp);
+	report(!ibv_dereg_mr(mr), "deregister the MR (rkey %#x) before the RDMA",
+	       wr->wr.rdma.rkey);
+	*mrp = NULL;
+}
+
+/*
+ * The same, and then a new MR over the same memory with the same rights:
+ * it most likely takes the index of the old one (ERI: a new variant byte),
+ * and the old rkey must not reach it.
+ */
+static void stale_mr(struct ibv_send_wr *wr, struct pair *p,
+		     struct ibv_mr **mrp)
+{
+	void *addr = (*mrp)->addr;
+	size_t len = (*mrp)->length;
+
+	dead_mr(wr, p, mrp);
+	*mrp = ibv_reg_mr(ends[1].d->pd, addr, len, full_access);
+	report(*mrp, "register a new MR over the same memory (errno %d)",
+	       *mrp ? 0 : errno);
+	if (*mrp)
+		printf("# old rkey %#x, new rkey %#x%s\n", wr->wr.rdma.rkey,
+		       (*mrp)->rkey, (*mrp)->rkey >> 8 == wr->wr.rdma.rkey >> 8 ?
+		       " (same index)" : "");
+}
+
+/*
+ * Local protection errors, found by the requester when it touches its own
+ * memory through an lkey: a SEND gathering through the lkey of an MR that
+ * was deregistered (nothing may reach the peer), and an RDMA_READ whose
+ * response lands in an MR registered without LOCAL_WRITE (access 0: local
+ * read only; ibv_reg_mr allows that, it requires LOCAL_WRITE only with
+ * REMOTE_WRITE or REMOTE_ATOMIC).  The WQE completes with LOC_PROT_ERR, the
+ * WR behind it is flushed, the requester QP enters ERR and the local memory
+ * is untouched.
+ */
+static void error_local(bool read)
+{
+	const char *what = read ? "RDMA_READ into an MR without LOCAL_WRITE" :
+				  "SEND with the lkey of a deregistered MR";
+	struct pair p;
+	struct ibv_send_wr wr[2], *bad;
+	struct ibv_recv_wr rwr = { 0 }, *rbad;
+	struct ibv_sge sge[2], rsge = { 0 };
+	struct ibv_mr *mr = NULL;
+	uint8_t *mem = ends[0].buf + (1 << 20);
+	uint32_t lkey;
+	uint64_t id = next_wr_id;
+	char why[256];
+	size_t i;
+	bool ok;
+
+	next_wr_id += 2;
+	if (!create_pair(&p, &default_cfg, what))
+		goto out;
+	mr = ibv_reg_mr(ends[0].d->pd, mem, 65536, read ? 0 : full_access);
+	report(mr, "%s: register the local MR with access %#x (errno %d)",
+	       what, read ? 0 : full_access, mr ? 0 : errno);
+	if (!mr)
+		goto out;
+	lkey = mr->lkey;
+	if (!read) {
+		report(!ibv_dereg_mr(mr), "%s: deregister it (lkey %#x)",
+		       what, lkey);
+		mr = NULL;
+	}
+	memset(mem, 0xa5, 4096);
+	rnd_fill(ends[1].buf, 4096);
+	memset(ends[1].buf + 8192, 0x3c, 4096);
+
+	/* A receive for the SEND: it must stay unused. */
+	rsge.addr = (uintptr_t)(ends[1].buf + 8192);
+	rsge.length = 4096;
+	rsge.lkey = ends[1].mr->lkey;
+	rwr.wr_id = id;
+	rwr.sg_list = &rsge;
+	rwr.num_sge = 1;
+	if (!read && ibv_post_recv(p.q[1].qp, &rwr, &rbad)) {
+		report(false, "%s: post_recv (errno %d)", what, errno);
+		goto out;
+	}
+	/* The bad WR, then a good RDMA_WRITE behind it. */
+	fill_rdma(&wr[0], &sge[0], &p.q[0], &p.q[1],
+		  read ? IBV_WR_RDMA_READ : IBV_WR_SEND, 100, id);
+	sge[0].addr = (uintptr_t)mem;
+	sge[0].lkey = lkey;
+	if (read)
+		sge[0].length = 4096;
+	wr[0].next = &wr[1];
+	fill_rdma(&wr[1], &sge[1], &p.q[0], &p.q[1], IBV_WR_RDMA_WRITE, 100,
+		  id + 1);
+	wr[1].wr.rdma.remote_addr += 16384;
+	if (ibv_post_send(p.q[0].qp, wr, &bad)) {
+		report(false, "%s: post_send (errno %d)", what, errno);
+		goto out;
+	}
+	ok = expect_wc(p.q[0].scq, p.q[0].qp, id, IBV_WC_LOC_PROT_ERR, -1,
+		       step_ms(0), NULL, why, sizeof(why));
+	report(ok, "%s: requester gets LOC_PROT_ERR%s%s", what,
+	       ok ? "" : ": ", ok ? "" : why);
+	ok = expect_wc(p.q[0].scq, p.q[0].qp, id + 1, IBV_WC_WR_FLUSH_ERR, -1,
+		       step_ms(0), NULL, why, sizeof(why));
+	report(ok, "%s: the WR behind it is flushed%s%s", what,
+	       ok ? "" : ": ", ok ? "" : why);
+	report(reaches_err(p.q[0].qp), "%s: requester QP is in ERR", what);
+	for (i = 0; i < 4096 && mem[i] == 0xa5; i++)
+		;
+	report(i == 4096, "%s: the local memory is untouched (first change at byte %zd)",
+	       what, i < 4096 ? (ssize_t)i : -1);
+	if (!read) {
+		report(count_extra(p.q[1].rcq, 300) == 0,
+		       "%s: the peer receives nothing", what);
+		for (i = 0; i < 4096 && ends[1].buf[8192 + i] == 0x3c; i++)
+			;
+		report(i == 4096, "%s: the peer's receive buffer is untouched (first change at byte %zd)",
+		       what, i < 4096 ? (ssize_t)i : -1);
+	}
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	destroy_pair(&p);
 }
 
 /*
@@ -1728,6 +2059,14 @@ static void check_errors(void)
 	error_access("RDMA_WRITE to a region without REMOTE_WRITE",
 		     IBV_WR_RDMA_WRITE, other_mr,
 		     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	error_access("RDMA_WRITE to a deregistered MR", IBV_WR_RDMA_WRITE,
+		     dead_mr, full_access);
+	error_access("RDMA_READ from a deregistered MR", IBV_WR_RDMA_READ,
+		     dead_mr, full_access);
+	error_access("RDMA_WRITE with the rkey of an MR re-registered since",
+		     IBV_WR_RDMA_WRITE, stale_mr, full_access);
+	error_local(false);
+	error_local(true);
 	error_len();
 	error_rnr();
 	error_retry();
@@ -1830,14 +2169,14 @@ static void check_query(struct pair *p)
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s [-s SEED] [-t SEC] [-n MSGS] [-i ITERS] [-I INLINE] [-T fabcde] [-q rxe] [-v] DEV0 DEV1\n",
+		"usage: %s [-s SEED] [-t SEC] [-n MSGS] [-i ITERS] [-I INLINE] [-T fabcdge] [-q rxe] [-v] DEV0 DEV1\n",
 		argv0);
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
-	const char *tests = "fabcde";
+	const char *tests = "fabcdge";
 	uint64_t seed = 0;
 	bool seeded = false;
 	struct pair p;
@@ -1932,6 +2271,8 @@ int main(int argc, char **argv)
 			check_channel(&p);
 		destroy_pair(&p);
 	}
+	if (strchr(tests, 'g'))
+		check_multi_qp();
 	if (strchr(tests, 'e'))
 		check_errors();
 
