@@ -94,7 +94,7 @@ int eri_sim_cq_post(struct eri_sim_cq *cq, const struct eri_cqe *cqe)
 	u32 hdr = le32_to_cpu(cqe->hdr);
 	bool event = false, overrun = false;
 	struct eri_cqe *slot;
-	u32 arm, sn;
+	u32 arm, sn, owner;
 	u16 ci;
 
 	spin_lock(&cq->lock);
@@ -113,10 +113,9 @@ int eri_sim_cq_post(struct eri_sim_cq *cq, const struct eri_cqe *cqe)
 	       sizeof(*cqe) - sizeof(cqe->hdr));
 	/* Body before owner bit; pairs with the consumer's read barrier. */
 	dma_wmb();
+	owner = eri_ring_owner(cq->pi, cq->depth_log);
 	WRITE_ONCE(slot->hdr,
-		   cpu_to_le32(hdr | FIELD_PREP(ERI_CQE_HDR_OWNER,
-					   eri_ring_owner(cq->pi,
-							  cq->depth_log))));
+		   cpu_to_le32(hdr | FIELD_PREP(ERI_CQE_HDR_OWNER, owner)));
 	cq->pi++;
 	/*
 	 * The completion before the arm request: pairs with the consumer's

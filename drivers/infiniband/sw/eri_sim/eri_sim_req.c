@@ -496,14 +496,12 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 		eri_sim_req_rewind_locked(qp);
 		break;
 	case ERI_SYN_RNR_NAK:
-		if (qp->rnr_retry != 7) {
-			if (qp->rnr_retries >= qp->rnr_retry) {
-				eri_sim_req_fail_locked(qp,
-					ERI_CQE_STS_RNR_RETRY_EXC_ERR);
-				return;
-			}
-			qp->rnr_retries++;
+		/* rnr_retry 7 means retry forever. */
+		if (qp->rnr_retry != 7 && qp->rnr_retries >= qp->rnr_retry) {
+			eri_sim_req_fail_locked(qp, ERI_CQE_STS_RNR_RETRY_EXC_ERR);
+			return;
 		}
+		qp->rnr_retries++;
 		eri_sim_req_rewind_locked(qp);
 		qp->rnr_wait = true;
 		eri_sim_req_arm_locked(qp, eri_sim_rnr_ns(aux));
