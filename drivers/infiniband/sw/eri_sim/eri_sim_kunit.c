@@ -4,7 +4,8 @@
  * interface: registers, rings in memory and interrupt vectors.  They cover
  * enable with bad configurations, every admin command with malformed input,
  * admin queue overrun, event queue owner bits, overflow and arming, the
- * register file and the DMA address checks.
+ * register file, the DMA address checks, and queue pairs fed hostile send
+ * queues (bad opcodes, lengths, formats, keys and indexes) and full CQs.
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
@@ -13,7 +14,7 @@
 #include <linux/slab.h>
 #include <asm/sections.h>
 
-#include "eri_sim.h"
+#include "eri_sim_qp.h"
 
 #define T_AQ_DEPTH_LOG	3
 #define T_EQ_DEPTH_LOG	2
@@ -88,6 +89,12 @@ static int eri_sim_test_init(struct kunit *test)
 	eri_sim_dev_init(sdev);
 	sdev->wq = alloc_ordered_workqueue("eri_sim_kunit", 0);
 	KUNIT_ASSERT_NOT_NULL(test, sdev->wq);
+	sdev->qp_wq = alloc_workqueue("eri_sim_kunit_qp", 0, 0);
+	KUNIT_ASSERT_NOT_NULL(test, sdev->qp_wq);
+	sdev->stats = alloc_percpu(struct eri_sim_stats);
+	KUNIT_ASSERT_NOT_NULL(test, sdev->stats);
+	/* Packets are built on it; none of these tests sends one. */
+	sdev->netdev = init_net.loopback_dev;
 
 	t->sq = kunit_kzalloc(test, ERI_AQ_SQE_SIZE << T_AQ_DEPTH_LOG,
 			      GFP_KERNEL);
@@ -119,6 +126,8 @@ static void eri_sim_test_exit(struct kunit *test)
 	eri_sim_bus_ops.free_irq(&t->sdev->bus, 0);
 	eri_sim_bus_ops.free_irq(&t->sdev->bus, 1);
 	destroy_workqueue(t->sdev->wq);
+	destroy_workqueue(t->sdev->qp_wq);
+	free_percpu(t->sdev->stats);
 }
 
 static void t_enable(struct kunit *test, struct eri_sim_test *t)
@@ -598,6 +607,285 @@ static void eri_sim_test_mr(struct kunit *test)
 		__free_page(pages[i]);
 }
 
+#define T_QPN		5
+#define T_CQN		3
+#define T_SQ_LOG	2
+#define T_RQ_LOG	1
+#define T_CQ_LOG	3
+
+/* A QP in RTS whose send queue a test writes as it pleases. */
+struct t_qp {
+	u8 *sq;
+	u8 *rq;
+	struct eri_qp_dbrec *db;
+	struct eri_cqe *cq;
+	struct eri_cq_dbrec *cq_db;
+	struct eri_qp_attr *attr;
+	u16 cq_ci;
+};
+
+static void t_qp_setup(struct kunit *test, struct eri_sim_test *t,
+		       struct t_qp *q)
+{
+	struct eri_aq_create_cq_cmd cq_cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_CQ),
+		.cqn = cpu_to_le32(T_CQN),
+		.eqn = 0,
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG,
+					      T_CQ_LOG)),
+	};
+	struct eri_aq_create_qp_cmd qp_cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_QP),
+		.qpn = cpu_to_le32(T_QPN),
+		.pdn = cpu_to_le32(1),
+		.send_cqn = cpu_to_le32(T_CQN),
+		.recv_cqn = cpu_to_le32(T_CQN),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_QP_TYPE, ERI_QPT_RC) |
+				   FIELD_PREP(ERI_AQ_CREATE_QP_SQ_DEPTH_LOG,
+					      T_SQ_LOG) |
+				   FIELD_PREP(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG,
+					      T_RQ_LOG)),
+	};
+	struct eri_aq_qp_attr_cmd mod = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_MODIFY_QP),
+		.qpn = cpu_to_le32(T_QPN),
+	};
+	static const u8 gid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127,
+				    [15] = 1 };
+
+	t_enable(test, t);
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, virt_to_phys(t->ceq),
+					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
+	q->sq = kunit_kzalloc(test, ERI_SQ_WQE_SIZE << T_SQ_LOG, GFP_KERNEL);
+	q->rq = kunit_kzalloc(test, ERI_RQ_WQE_SIZE << T_RQ_LOG, GFP_KERNEL);
+	q->db = kunit_kzalloc(test, sizeof(*q->db), GFP_KERNEL);
+	q->cq = kunit_kzalloc(test, sizeof(*q->cq) << T_CQ_LOG, GFP_KERNEL);
+	q->cq_db = kunit_kzalloc(test, sizeof(*q->cq_db), GFP_KERNEL);
+	q->attr = kunit_kzalloc(test, sizeof(*q->attr), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, q->sq && q->rq && q->db && q->cq &&
+			  q->cq_db && q->attr);
+
+	cq_cmd.ring_addr = cpu_to_le64(virt_to_phys(q->cq));
+	cq_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(q->cq_db));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &cq_cmd), ERI_AQ_STS_OK);
+	qp_cmd.sq_addr = cpu_to_le64(virt_to_phys(q->sq));
+	qp_cmd.rq_addr = cpu_to_le64(virt_to_phys(q->rq));
+	qp_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(q->db));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &qp_cmd), ERI_AQ_STS_OK);
+	/* The device is idle: a producer must kick. */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q->db->sq_need_kick), 1U);
+
+	q->attr->mask = cpu_to_le32(ERI_QP_ATTR_ALL);
+	q->attr->state = ERI_QPS_RTS;
+	q->attr->path_mtu_log = 10;
+	q->attr->timeout = 14;
+	q->attr->retry_cnt = 7;
+	q->attr->rnr_retry = 7;
+	q->attr->dest_qpn = cpu_to_le32(7);
+	memcpy(q->attr->sgid, gid, sizeof(gid));
+	memcpy(q->attr->dgid, gid, sizeof(gid));
+	mod.attr_addr = cpu_to_le64(virt_to_phys(q->attr));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &mod), ERI_AQ_STS_OK);
+}
+
+static u8 t_qp_state(struct kunit *test, struct eri_sim_test *t,
+		     struct t_qp *q)
+{
+	struct eri_aq_qp_attr_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_QUERY_QP),
+		.qpn = cpu_to_le32(T_QPN),
+		.attr_addr = cpu_to_le64(virt_to_phys(q->attr)),
+	};
+
+	KUNIT_EXPECT_EQ(test, t_exec(test, t, &cmd), ERI_AQ_STS_OK);
+	return q->attr->state;
+}
+
+/* Write send WQE @idx: a header and, from @body, the rest. */
+static void t_put_wqe(struct t_qp *q, u16 idx, u32 hdr, u32 length,
+		      const void *body, size_t body_len)
+{
+	struct eri_sq_wqe_hdr *h = (void *)(q->sq +
+		((size_t)eri_ring_slot(idx, T_SQ_LOG) << ERI_SQ_WQE_SHIFT));
+
+	memset(h, 0, ERI_SQ_WQE_SIZE);
+	h->hdr = cpu_to_le32(hdr);
+	h->length = cpu_to_le32(length);
+	memcpy(h + 1, body, body_len);
+}
+
+static void t_kick(struct eri_sim_test *t, struct t_qp *q, u16 pi)
+{
+	WRITE_ONCE(q->db->sq_pi, cpu_to_le32(pi));
+	t_write(t, ERI_REG_SQ_DB, T_QPN);
+	/* Nothing is sent: what a kick does is done when it returns. */
+	t_sync(t);
+}
+
+/* The next completion must be a send completion of @idx with @status. */
+static void t_expect_cqe(struct kunit *test, struct t_qp *q, u16 idx,
+			 u8 status)
+{
+	struct eri_cqe *cqe = &q->cq[eri_ring_slot(q->cq_ci, T_CQ_LOG)];
+	u32 hdr = le32_to_cpu(READ_ONCE(cqe->hdr));
+
+	KUNIT_ASSERT_EQ(test, FIELD_GET(ERI_CQE_HDR_OWNER, hdr),
+			eri_ring_owner(q->cq_ci, T_CQ_LOG));
+	KUNIT_EXPECT_TRUE(test, hdr & ERI_CQE_HDR_SQ);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_CQE_HDR_STATUS, hdr), (u32)status);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cqe->qpn), (u32)T_QPN);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cqe->wqe_idx) & 0xffff, (u32)idx);
+	q->cq_ci++;
+	q->cq_db->ci = cpu_to_le32(q->cq_ci);
+}
+
+static void t_expect_no_cqe(struct kunit *test, struct t_qp *q)
+{
+	struct eri_cqe *cqe = &q->cq[eri_ring_slot(q->cq_ci, T_CQ_LOG)];
+
+	KUNIT_EXPECT_NE(test, FIELD_GET(ERI_CQE_HDR_OWNER,
+					le32_to_cpu(READ_ONCE(cqe->hdr))),
+			eri_ring_owner(q->cq_ci, T_CQ_LOG));
+}
+
+/* The QP failed on its own: ERR, QP_FATAL raised, both kicks asked for. */
+static void t_expect_fatal(struct kunit *test, struct eri_sim_test *t,
+			   struct t_qp *q)
+{
+	u32 i, found = 0;
+
+	KUNIT_EXPECT_EQ(test, t_qp_state(test, t, q), (u8)ERI_QPS_ERR);
+	for (i = 0; i < (1U << T_EQ_DEPTH_LOG); i++) {
+		u32 hdr = le32_to_cpu(t->aeq[i].hdr);
+
+		if (FIELD_GET(ERI_AEQE_HDR_TYPE, hdr) == ERI_AEQE_QP_FATAL &&
+		    le32_to_cpu(t->aeq[i].subject) == T_QPN)
+			found++;
+	}
+	KUNIT_EXPECT_EQ(test, found, 1U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q->db->sq_need_kick), 1U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q->db->rq_need_kick), 1U);
+}
+
+/* An opcode the device does not know; a WQE posted after it is flushed. */
+static void eri_sim_test_sq_bad_opcode(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct t_qp q = {};
+
+	t_qp_setup(test, t, &q);
+	t_put_wqe(&q, 0, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, 0x7f) |
+		  ERI_SQ_WQE_HDR_SIGNALED, 0, NULL, 0);
+	t_kick(t, &q, 1);
+	t_expect_cqe(test, &q, 0, ERI_CQE_STS_LOC_QP_OP_ERR);
+	t_expect_fatal(test, t, &q);
+
+	t_put_wqe(&q, 1, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_SEND), 0,
+		  NULL, 0);
+	t_kick(t, &q, 2);
+	t_expect_cqe(test, &q, 1, ERI_CQE_STS_WR_FLUSH_ERR);
+	t_expect_no_cqe(test, &q);
+}
+
+/* SGE lengths that add up past 2^31. */
+static void eri_sim_test_sq_huge_length(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct eri_sge sge[2] = {
+		{ .addr = 0, .length = cpu_to_le32(0x80000000), .lkey = 0 },
+		{ .addr = 0, .length = cpu_to_le32(0x80000000), .lkey = 0 },
+	};
+	struct t_qp q = {};
+
+	t_qp_setup(test, t, &q);
+	t_put_wqe(&q, 0, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_SEND) |
+		  FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 2), 0, sge, sizeof(sge));
+	t_kick(t, &q, 1);
+	t_expect_cqe(test, &q, 0, ERI_CQE_STS_LOC_LEN_ERR);
+	t_expect_fatal(test, t, &q);
+}
+
+/* Too many SGEs, and inline data longer than a WQE holds. */
+static void eri_sim_test_sq_bad_format(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct t_qp q = {};
+
+	t_qp_setup(test, t, &q);
+	t_put_wqe(&q, 0, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_WRITE) |
+		  FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, ERI_SQ_WQE_MAX_SGE + 1),
+		  0, NULL, 0);
+	t_put_wqe(&q, 1, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_SEND) |
+		  ERI_SQ_WQE_HDR_INLINE, ERI_SQ_WQE_MAX_INLINE + 1, NULL, 0);
+	t_kick(t, &q, 2);
+	/* The first fails the QP; the second is flushed. */
+	t_expect_cqe(test, &q, 0, ERI_CQE_STS_LOC_QP_OP_ERR);
+	t_expect_cqe(test, &q, 1, ERI_CQE_STS_WR_FLUSH_ERR);
+	t_expect_fatal(test, t, &q);
+}
+
+/* A SEND from a key the device never registered. */
+static void eri_sim_test_sq_bad_lkey(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct eri_sge sge = {
+		.addr = cpu_to_le64(0x1000),
+		.length = cpu_to_le32(16),
+		.lkey = cpu_to_le32(0xdead00),
+	};
+	struct t_qp q = {};
+
+	t_qp_setup(test, t, &q);
+	t_put_wqe(&q, 0, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_SEND) |
+		  FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1), 0, &sge, sizeof(sge));
+	t_kick(t, &q, 1);
+	t_expect_cqe(test, &q, 0, ERI_CQE_STS_LOC_PROT_ERR);
+	t_expect_fatal(test, t, &q);
+}
+
+/* A producer index beyond the ring: the QP fails, the ring is flushed. */
+static void eri_sim_test_sq_bad_index(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct t_qp q = {};
+	u16 i;
+
+	t_qp_setup(test, t, &q);
+	t_kick(t, &q, 100);
+	for (i = 0; i < (1U << T_SQ_LOG); i++)
+		t_expect_cqe(test, &q, i, ERI_CQE_STS_WR_FLUSH_ERR);
+	t_expect_no_cqe(test, &q);
+	t_expect_fatal(test, t, &q);
+}
+
+/* A full CQ: the completion is dropped and CQ_ERR raised, not overwritten. */
+static void eri_sim_test_cq_overrun(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct t_qp q = {};
+	u32 i, found = 0;
+
+	t_qp_setup(test, t, &q);
+	/* Nine bad WQEs for eight CQEs: one fails, the rest are flushed. */
+	for (i = 0; i < (1U << T_SQ_LOG); i++)
+		t_put_wqe(&q, i, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, 0x7f), 0,
+			  NULL, 0);
+	t_kick(t, &q, 4);
+	t_kick(t, &q, 8);
+	t_kick(t, &q, 9);
+	for (i = 0; i < (1U << T_CQ_LOG); i++)
+		KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_CQE_HDR_OWNER,
+						le32_to_cpu(q.cq[i].hdr)), 1U);
+	for (i = 0; i < (1U << T_EQ_DEPTH_LOG); i++) {
+		u32 hdr = le32_to_cpu(t->aeq[i].hdr);
+
+		if (FIELD_GET(ERI_AEQE_HDR_TYPE, hdr) == ERI_AEQE_CQ_ERR &&
+		    le32_to_cpu(t->aeq[i].subject) == T_CQN)
+			found++;
+	}
+	KUNIT_EXPECT_EQ(test, found, 1U);
+}
+
 static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_enable),
 	KUNIT_CASE(eri_sim_test_admin),
@@ -606,6 +894,12 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_regs),
 	KUNIT_CASE(eri_sim_test_dma),
 	KUNIT_CASE(eri_sim_test_mr),
+	KUNIT_CASE(eri_sim_test_sq_bad_opcode),
+	KUNIT_CASE(eri_sim_test_sq_huge_length),
+	KUNIT_CASE(eri_sim_test_sq_bad_format),
+	KUNIT_CASE(eri_sim_test_sq_bad_lkey),
+	KUNIT_CASE(eri_sim_test_sq_bad_index),
+	KUNIT_CASE(eri_sim_test_cq_overrun),
 	{}
 };
 
