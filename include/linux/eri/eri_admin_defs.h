@@ -88,6 +88,7 @@ static_assert(sizeof(struct eri_aq_query_device_cmd) == ERI_AQ_SQE_SIZE);
 #define ERI_DEV_CAP_SRQ			BIT(2)
 #define ERI_DEV_CAP_ATOMIC		BIT(3)
 #define ERI_DEV_CAP_IMM			BIT(4)
+#define ERI_DEV_CAP_FAST_REG		BIT(5)	/* REG_MR and LOCAL_INV WRs */
 
 struct eri_aq_device_attr {
 	__le64 fw_version;
@@ -113,7 +114,9 @@ struct eri_aq_device_attr {
 	u8 sq_wqe_shift;
 	u8 rq_wqe_shift;
 	u8 cqe_shift;
-	u8 reserved[47];
+	u8 reserved1[3];
+	__le32 max_fast_reg_pages;	/* pages of a fast-registration region */
+	u8 reserved[40];
 };
 
 static_assert(sizeof(struct eri_aq_device_attr) == 128);
@@ -205,6 +208,14 @@ struct eri_aq_reg_mr_cmd {
 };
 
 #define ERI_AQ_REG_MR_ACCESS		GENMASK(3, 0)
+/*
+ * A fast-registration region: REG_MR only reserves @key for PD @pdn with
+ * room for @npages pages; it is invalid until a REG_MR work request on a
+ * send queue of the same PD fills it in (struct eri_sq_reg_mr), and a
+ * LOCAL_INV work request or a SEND_INV from the peer makes it invalid again.
+ * iova, length, pbl_addr and the other cfg fields are ignored.
+ */
+#define ERI_AQ_REG_MR_FAST_REG		BIT(6)
 #define ERI_AQ_REG_MR_DMA		BIT(7)
 #define ERI_AQ_REG_MR_PAGE_SHIFT	GENMASK(13, 8)
 

@@ -128,6 +128,8 @@ enum eri_sq_opcode {
 	ERI_SQ_OP_WRITE = 3,
 	ERI_SQ_OP_WRITE_IMM = 4,
 	ERI_SQ_OP_READ = 5,
+	ERI_SQ_OP_REG_MR = 6,
+	ERI_SQ_OP_LOCAL_INV = 7,
 };
 
 #define ERI_SQ_WQE_SHIFT		7
@@ -165,6 +167,28 @@ static_assert(sizeof(struct eri_sq_wqe_hdr) +
 static_assert(sizeof(struct eri_sq_wqe_hdr) + ERI_SQ_WQE_MAX_INLINE ==
 	      ERI_SQ_WQE_SIZE);
 
+/*
+ * REG_MR work request: the header's @inv_rkey is the key to register (the
+ * region's index with a new variant), this structure takes the place of the
+ * SGEs.  The region, reserved with ERI_AQ_REG_MR_FAST_REG for the QP's PD
+ * and currently invalid, becomes [iova, iova + length) backed by @npages
+ * pages of 2^page_shift bytes listed at @pbl_addr (as for REG_MR), with the
+ * rights in @cfg.  LOCAL_INV: @inv_rkey is the key to invalidate.  Both
+ * start only once every WQE before them completed.
+ */
+struct eri_sq_reg_mr {
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 npages;
+	__le32 cfg;
+};
+
+#define ERI_SQ_REG_MR_ACCESS		GENMASK(3, 0)	/* ERI_MR_ACCESS_* */
+#define ERI_SQ_REG_MR_PAGE_SHIFT	GENMASK(13, 8)
+
+static_assert(sizeof(struct eri_sq_reg_mr) == 32);
+
 #define ERI_RQ_WQE_SHIFT		7
 #define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)
 #define ERI_RQ_WQE_MAX_SGE		7
@@ -184,6 +208,8 @@ enum eri_cqe_opcode {
 	ERI_CQE_OP_SEND = 0,
 	ERI_CQE_OP_WRITE = 1,
 	ERI_CQE_OP_READ = 2,
+	ERI_CQE_OP_REG_MR = 3,
+	ERI_CQE_OP_LOCAL_INV = 4,
 	ERI_CQE_OP_RECV = 0x80,
 	ERI_CQE_OP_RECV_WRITE_IMM = 0x81,
 };

@@ -37,8 +37,19 @@
 #define ERI_SIM_MAX_QP_WR_LOG	14
 #define ERI_SIM_MAX_CQE_LOG	16
 #define ERI_SIM_MR_MAX_PAGES	BIT(20)
+#define ERI_SIM_MAX_FAST_REG_PAGES	1024
 
 struct eri_sim_mr;
+
+/* A REG_MR work request, as the device copied it. */
+struct eri_sim_reg_mr {
+	u64 iova;
+	u64 length;
+	u64 pbl_addr;
+	u32 npages;
+	u32 page_shift;
+	u32 access;
+};
 struct eri_sim_net;
 
 /* Device counters, per CPU. */
@@ -186,6 +197,9 @@ int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 void eri_sim_mr_put(struct eri_sim_mr *mr);
 int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr);
+int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
+			const struct eri_sim_reg_mr *reg);
+int eri_sim_mr_invalidate(struct eri_sim_dev *sdev, u32 pdn, u32 key);
 
 /* eri_sim_dma.c */
 void *eri_sim_dma_ptr(struct eri_sim_dev *sdev, u64 addr, size_t len);

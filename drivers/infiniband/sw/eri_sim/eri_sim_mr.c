@@ -18,12 +18,23 @@
 
 #define ERI_SIM_MR_MIN_PAGE_SHIFT	12
 #define ERI_SIM_MR_MAX_PAGE_SHIFT	30
+/* Fast registration checks its pages under a lock: 2 MiB at most. */
+#define ERI_SIM_FAST_REG_MAX_PAGE_SHIFT	21
 
 struct eri_sim_mr {
+	/*
+	 * Protects the fields below up to @pages of a fast-registration
+	 * region, which REG_MR and LOCAL_INV work requests change; other
+	 * regions never change them after REG_MR.
+	 */
+	spinlock_t lock;
 	u32 key;
 	u32 pdn;
 	u32 access;		/* ERI_MR_ACCESS_* */
 	bool dma;		/* bus addresses, one to one */
+	bool fast_reg;		/* filled in by work requests */
+	bool valid;		/* accessible at all */
+	u32 max_pages;		/* room in @pages of a fast-registration one */
 	u64 iova;
 	u64 length;
 	u32 page_shift;
@@ -51,6 +62,10 @@ static u8 eri_sim_mr_check(struct eri_sim_dev *sdev,
 	    ERI_SIM_MAX_MR ||
 	    le32_to_cpu(cmd->pdn) >= ERI_SIM_MAX_PD)
 		return ERI_AQ_STS_BAD_PARAM;
+	if (cfg & ERI_AQ_REG_MR_FAST_REG)
+		return npages && npages <= ERI_SIM_MAX_FAST_REG_PAGES &&
+		       !(cfg & ERI_AQ_REG_MR_DMA) ?
+		       ERI_AQ_STS_OK : ERI_AQ_STS_BAD_PARAM;
 	if (check_add_overflow(iova, length, &end))
 		return ERI_AQ_STS_BAD_PARAM;
 	if (cfg & ERI_AQ_REG_MR_DMA)
@@ -106,14 +121,27 @@ u8 eri_sim_reg_mr(struct eri_sim_dev *sdev, const struct eri_aq_reg_mr_cmd *cmd)
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERI_AQ_STS_NO_RESOURCE;
+	spin_lock_init(&mr->lock);
 	mr->key = le32_to_cpu(cmd->key);
 	mr->pdn = le32_to_cpu(cmd->pdn);
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->unused);
+	if (cfg & ERI_AQ_REG_MR_FAST_REG) {
+		mr->fast_reg = true;
+		mr->max_pages = le32_to_cpu(cmd->npages);
+		mr->pages = kvcalloc(mr->max_pages, sizeof(*mr->pages),
+				     GFP_KERNEL);
+		if (!mr->pages) {
+			status = ERI_AQ_STS_NO_RESOURCE;
+			goto err_free_mr;
+		}
+		goto insert;
+	}
+	mr->valid = true;
 	mr->access = FIELD_GET(ERI_AQ_REG_MR_ACCESS, cfg);
 	mr->dma = cfg & ERI_AQ_REG_MR_DMA;
 	mr->iova = le64_to_cpu(cmd->iova);
 	mr->length = le64_to_cpu(cmd->length);
-	refcount_set(&mr->ref, 1);
-	init_completion(&mr->unused);
 	if (!mr->dma) {
 		mr->page_shift = FIELD_GET(ERI_AQ_REG_MR_PAGE_SHIFT, cfg);
 		mr->npages = le32_to_cpu(cmd->npages);
@@ -122,6 +150,7 @@ u8 eri_sim_reg_mr(struct eri_sim_dev *sdev, const struct eri_aq_reg_mr_cmd *cmd)
 		if (status)
 			goto err_free_mr;
 	}
+insert:
 	ret = xa_insert(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, mr->key), mr,
 			GFP_KERNEL);
 	if (ret) {
@@ -155,7 +184,8 @@ u8 eri_sim_dereg_mr(struct eri_sim_dev *sdev,
 	struct eri_sim_mr *mr;
 
 	mr = xa_load(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, key));
-	if (!mr || mr->key != key)
+	/* A fast-registration region goes by any variant of its index. */
+	if (!mr || (!mr->fast_reg && mr->key != key))
 		return ERI_AQ_STS_NOT_FOUND;
 	eri_sim_mr_destroy(sdev, mr);
 	return ERI_AQ_STS_OK;
@@ -193,19 +223,23 @@ int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 
 	rcu_read_lock();
 	mr = xa_load(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, key));
-	if (mr && (mr->key != key || !refcount_inc_not_zero(&mr->ref)))
+	if (mr && !refcount_inc_not_zero(&mr->ref))
 		mr = NULL;
 	rcu_read_unlock();
 	if (!mr)
 		return -ENOENT;
 
-	if (mr->pdn != pdn || (mr->access & access) != access)
+	spin_lock_bh(&mr->lock);
+	if (!mr->valid || mr->key != key)
+		ret = -ENOENT;
+	else if (mr->pdn != pdn || (mr->access & access) != access)
 		ret = -EACCES;
 	else if (check_add_overflow(iova, len, &end) ||
 		 (!mr->dma && (iova < mr->iova || end > mr->iova + mr->length)))
 		ret = -ERANGE;
 	else
 		ret = 0;
+	spin_unlock_bh(&mr->lock);
 	if (ret) {
 		eri_sim_mr_put(mr);
 		return ret;
@@ -260,4 +294,105 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		len -= chunk;
 	}
 	return 0;
+}
+
+/* Look up the fast-registration region of @key's index for a WR. */
+static struct eri_sim_mr *eri_sim_fast_mr_get(struct eri_sim_dev *sdev,
+					      u32 key)
+{
+	struct eri_sim_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&sdev->mrs, FIELD_GET(ERI_MR_KEY_INDEX, key));
+	if (mr && (!mr->fast_reg || !refcount_inc_not_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * eri_sim_mr_fast_reg - execute a REG_MR work request
+ * @sdev: the device
+ * @pdn: the PD of the QP that posted it
+ * @key: the key to register, index of a fast-registration region
+ * @reg: the rest of the request, as the device copied it
+ *
+ * Any context.  The consumer must not register a region again while an
+ * access through its previous registration may still be in progress.
+ * Return: 0, or -EINVAL for a request the device refuses.
+ */
+int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
+			const struct eri_sim_reg_mr *reg)
+{
+	u32 shift = reg->page_shift, i;
+	struct eri_sim_mr *mr;
+	const __le64 *pbl;
+	u64 end, psize;
+	int ret = -EINVAL;
+
+	mr = eri_sim_fast_mr_get(sdev, key);
+	if (!mr)
+		return -EINVAL;
+	if (shift < ERI_SIM_MR_MIN_PAGE_SHIFT ||
+	    shift > ERI_SIM_FAST_REG_MAX_PAGE_SHIFT || !reg->npages ||
+	    check_add_overflow(reg->iova, reg->length, &end) ||
+	    end - round_down(reg->iova, 1ULL << shift) >
+	    (u64)reg->npages << shift)
+		goto out_put;
+	psize = 1ULL << shift;
+	pbl = eri_sim_dma_ptr(sdev, reg->pbl_addr,
+			      (size_t)reg->npages * sizeof(*pbl));
+	if (!pbl)
+		goto out_put;
+
+	spin_lock_bh(&mr->lock);
+	if (mr->valid || mr->pdn != pdn || reg->npages > mr->max_pages)
+		goto out_unlock;
+	for (i = 0; i < reg->npages; i++) {
+		u64 addr = le64_to_cpu(READ_ONCE(pbl[i]));
+
+		if (!IS_ALIGNED(addr, psize) ||
+		    !eri_sim_dma_ptr(sdev, addr, psize))
+			goto out_unlock;
+		mr->pages[i] = addr;
+	}
+	mr->npages = reg->npages;
+	mr->page_shift = shift;
+	mr->iova = reg->iova;
+	mr->length = reg->length;
+	mr->access = reg->access;
+	mr->key = key;
+	mr->valid = true;
+	ret = 0;
+out_unlock:
+	spin_unlock_bh(&mr->lock);
+out_put:
+	eri_sim_mr_put(mr);
+	return ret;
+}
+
+/**
+ * eri_sim_mr_invalidate - execute LOCAL_INV, or the invalidation of SEND_INV
+ * @sdev: the device
+ * @pdn: the PD of the QP
+ * @key: the key to invalidate
+ *
+ * Any context.  Return: 0, or -EINVAL when @key names no valid
+ * fast-registration region of @pdn.
+ */
+int eri_sim_mr_invalidate(struct eri_sim_dev *sdev, u32 pdn, u32 key)
+{
+	struct eri_sim_mr *mr = eri_sim_fast_mr_get(sdev, key);
+	int ret = -EINVAL;
+
+	if (!mr)
+		return -EINVAL;
+	spin_lock_bh(&mr->lock);
+	if (mr->valid && mr->key == key && mr->pdn == pdn) {
+		mr->valid = false;
+		ret = 0;
+	}
+	spin_unlock_bh(&mr->lock);
+	eri_sim_mr_put(mr);
+	return ret;
 }

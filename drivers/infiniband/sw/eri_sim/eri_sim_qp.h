@@ -74,6 +74,7 @@ struct eri_sim_swqe {
 	union {
 		struct eri_sim_sge sge[ERI_SQ_WQE_MAX_SGE];
 		u8 data[ERI_SQ_WQE_MAX_INLINE];
+		struct eri_sim_reg_mr reg;
 	};
 };
 

@@ -71,10 +71,24 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 	w->rkey = le32_to_cpu(h->rkey);
 	w->raddr = le64_to_cpu(h->remote_addr);
 
-	if (w->opcode > ERI_SQ_OP_READ) {
+	if (w->opcode > ERI_SQ_OP_LOCAL_INV) {
 		w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
 		return;
 	}
+	if (w->opcode == ERI_SQ_OP_REG_MR) {
+		const struct eri_sq_reg_mr *r = (const void *)(h + 1);
+		u32 cfg = le32_to_cpu(r->cfg);
+
+		w->reg.iova = le64_to_cpu(r->iova);
+		w->reg.length = le64_to_cpu(r->length);
+		w->reg.pbl_addr = le64_to_cpu(r->pbl_addr);
+		w->reg.npages = le32_to_cpu(r->npages);
+		w->reg.page_shift = FIELD_GET(ERI_SQ_REG_MR_PAGE_SHIFT, cfg);
+		w->reg.access = FIELD_GET(ERI_SQ_REG_MR_ACCESS, cfg);
+		return;
+	}
+	if (w->opcode == ERI_SQ_OP_LOCAL_INV)
+		return;
 	if (w->inline_data) {
 		w->length = le32_to_cpu(h->length);
 		if (w->length > ERI_SQ_WQE_MAX_INLINE ||
@@ -148,6 +162,10 @@ static u8 eri_sim_req_cqe_opcode(u8 opcode)
 		return ERI_CQE_OP_WRITE;
 	case ERI_SQ_OP_READ:
 		return ERI_CQE_OP_READ;
+	case ERI_SQ_OP_REG_MR:
+		return ERI_CQE_OP_REG_MR;
+	case ERI_SQ_OP_LOCAL_INV:
+		return ERI_CQE_OP_LOCAL_INV;
 	default:
 		return ERI_CQE_OP_SEND;
 	}
@@ -369,6 +387,35 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	return 0;
 }
 
+static bool eri_sim_req_is_local(const struct eri_sim_swqe *w)
+{
+	return w->opcode == ERI_SQ_OP_REG_MR ||
+	       w->opcode == ERI_SQ_OP_LOCAL_INV;
+}
+
+/*
+ * Execute a REG_MR or LOCAL_INV WQE at the head of the send queue (every
+ * WQE before it completed) and complete it.
+ */
+static void eri_sim_req_local_locked(struct eri_sim_qp *qp,
+				     struct eri_sim_swqe *w)
+{
+	int ret;
+
+	if (w->opcode == ERI_SQ_OP_REG_MR)
+		ret = eri_sim_mr_fast_reg(qp->sdev, qp->pdn, w->inv_rkey,
+					  &w->reg);
+	else
+		ret = eri_sim_mr_invalidate(qp->sdev, qp->pdn, w->inv_rkey);
+	if (ret) {
+		eri_sim_req_fail_locked(qp, ERI_CQE_STS_LOC_PROT_ERR);
+		return;
+	}
+	w->length = 0;
+	eri_sim_req_complete_locked(qp, w, ERI_CQE_STS_SUCCESS);
+	qp->sq_send = qp->sq_comp;
+}
+
 /**
  * eri_sim_req_run_locked - send what the window and the send queue allow
  * @qp: the QP
@@ -404,8 +451,15 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 		if (!w->started) {
 			if (qp->state == ERI_QPS_SQD)
 				break;
-			if (w->fence && qp->sq_comp != qp->sq_send)
+			if ((w->fence || eri_sim_req_is_local(w)) &&
+			    qp->sq_comp != qp->sq_send)
 				break;
+			if (eri_sim_req_is_local(w)) {
+				eri_sim_req_local_locked(qp, w);
+				if (qp->state == ERI_QPS_ERR)
+					return;
+				continue;
+			}
 			w->first_psn = qp->snd_psn;
 			w->end_psn = eri_psn_add(qp->snd_psn,
 						 eri_sim_req_npkts(qp, w));

@@ -129,17 +129,11 @@ static void eri_sim_resp_send_locked(struct eri_sim_qp *qp,
 				     const struct eri_wire_hdr *hdr, u32 psn,
 				     const void *payload, u32 len)
 {
-	u32 flags = 0;
+	u32 flags = 0, inv_rkey = 0;
 	int ret;
 
 	if (eri_sim_resp_msg_locked(qp, hdr, psn, true))
 		return;
-	if (hdr->opcode == ERI_OP_SEND_INV) {
-		/* No region this version of the device has can be invalidated. */
-		eri_sim_resp_fail_locked(qp, ERI_SYN_OP_NAK,
-					 ERI_CQE_STS_REM_OP_ERR);
-		return;
-	}
 	if (len > qp->rwqe.length - qp->msg_off) {
 		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK,
 					 ERI_CQE_STS_LOC_LEN_ERR);
@@ -160,9 +154,18 @@ static void eri_sim_resp_send_locked(struct eri_sim_qp *qp,
 		flags |= ERI_CQE_HDR_SOLICITED;
 	if (hdr->opcode == ERI_OP_SEND_IMM)
 		flags |= ERI_CQE_HDR_IMM;
+	if (hdr->opcode == ERI_OP_SEND_INV) {
+		inv_rkey = be32_to_cpu(hdr->imm);
+		if (eri_sim_mr_invalidate(qp->sdev, qp->pdn, inv_rkey)) {
+			eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK,
+						 ERI_CQE_STS_LOC_PROT_ERR);
+			return;
+		}
+		flags |= ERI_CQE_HDR_INV;
+	}
 	eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
 					ERI_CQE_STS_SUCCESS, qp->msg_off, flags,
-					hdr->imm, 0);
+					hdr->imm, inv_rkey);
 }
 
 static void eri_sim_resp_write_locked(struct eri_sim_qp *qp,
