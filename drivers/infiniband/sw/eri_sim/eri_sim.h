@@ -50,6 +50,7 @@ struct eri_sim_reg_mr {
 	u32 page_shift;
 	u32 access;
 };
+
 struct eri_sim_net;
 
 /* Device counters, per CPU. */
