@@ -3,7 +3,9 @@
 #
 # build-modules.sh KDIR OUTDIR [kbuild args...]
 #
-# Builds eri.ko and eri_sim.ko out of tree against the kernel build tree KDIR.
+# Builds eri.ko and eri_sim.ko out of tree against the kernel build tree KDIR,
+# and the kernel verbs test module tests/kmod/eri_kverbs_test.ko (loaded by
+# tests/vm/kverbs.sh).
 # Kbuild builds in the directory it is given, so OUTDIR is a shadow tree of
 # symbolic links to the sources: one per kernel, built side by side.
 set -euo pipefail
@@ -13,7 +15,7 @@ shift 2
 [ -d "$kdir" ] || { echo "build-modules: no kernel build tree at $kdir (run make setup)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for d in drivers/infiniband/hw/eri drivers/infiniband/sw/eri_sim; do
+for d in drivers/infiniband/hw/eri drivers/infiniband/sw/eri_sim tests/kmod; do
 	mkdir -p "$out/$d"
 	# Drop links to files that no longer exist, link the current ones.
 	find "$out/$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
@@ -22,7 +24,7 @@ for d in drivers/infiniband/hw/eri drivers/infiniband/sw/eri_sim; do
 	done
 done
 cat > "$out/Kbuild" <<KB
-obj-m += drivers/infiniband/hw/eri/ drivers/infiniband/sw/eri_sim/
+obj-m += drivers/infiniband/hw/eri/ drivers/infiniband/sw/eri_sim/ tests/kmod/
 KB
 exec make -C "$kdir" M="$out" ERI_ROOT="$top" \
 	CONFIG_INFINIBAND_ERI=m CONFIG_INFINIBAND_ERI_SIM=m "$@" modules

@@ -80,7 +80,7 @@ no_warnings() {
 }
 
 # Sparse findings in our own files (kernel headers are not ours to fix).
-ours='(drivers/infiniband/(hw/eri|sw/eri_sim)/|include/linux/eri/|include/uapi/rdma/eri-abi\.h)'
+ours='(drivers/infiniband/(hw/eri|sw/eri_sim)/|tests/kmod/|include/linux/eri/|include/uapi/rdma/eri-abi\.h)'
 no_sparse_findings() {
 	local hits
 	hits=$(grep -E "${ours}[^:]*:[0-9]+:([0-9]+:)? (warning|error):" "$1" || true)
@@ -127,6 +127,8 @@ for fl in $FLAVOURS; do
 done
 
 run_step checkpatch - scripts/checkpatch.sh || true
+# checkpatch.sh covers drivers/ and include/; the test modules separately.
+run_step checkpatch-kmod - scripts/checkpatch.sh tests/kmod/*.c || true
 run_step layering - scripts/check-layering.sh || true
 
 # KUnit (kunit.py in QEMU) on the kernel sources that matter: 6.12 always.
