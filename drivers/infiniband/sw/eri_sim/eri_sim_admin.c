@@ -45,7 +45,7 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->max_mr = cpu_to_le32(ERI_SIM_MAX_MR);
 	attr->max_pd = cpu_to_le32(ERI_SIM_MAX_PD);
 	attr->max_qp_wr = cpu_to_le32(BIT(ERI_SIM_MAX_QP_WR_LOG));
-	attr->max_cqe = cpu_to_le32(BIT(ERI_RING_MAX_DEPTH_LOG) - 1);
+	attr->max_cqe = cpu_to_le32(BIT(ERI_RING_MAX_DEPTH_LOG));
 	attr->max_send_sge = cpu_to_le16(6);
 	attr->max_recv_sge = cpu_to_le16(7);
 	attr->max_inline_data = cpu_to_le16(96);

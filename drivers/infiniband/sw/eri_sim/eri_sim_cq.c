@@ -19,7 +19,7 @@ u8 eri_sim_create_cq(struct eri_sim_dev *sdev,
 	int ret;
 
 	if (cqn >= ERI_SIM_MAX_CQ || eqn >= ERI_SIM_MAX_CEQS ||
-	    depth_log > ERI_SIM_MAX_CQE_LOG || depth_log > ERI_RING_MAX_DEPTH_LOG)
+	    depth_log > ERI_SIM_MAX_CQE_LOG)
 		return ERI_AQ_STS_BAD_PARAM;
 	if (!READ_ONCE(sdev->ceq[eqn].valid))
 		return ERI_AQ_STS_BAD_PARAM;
