@@ -35,10 +35,19 @@ enum eri_aeqe_type {
 	ERI_AEQE_CEQ_OVERFLOW = 2,
 	/* CQ @subject overran: a completion was dropped, the CQ is broken. */
 	ERI_AEQE_CQ_ERR = 3,
-	/* QP @subject entered ERR on its own (a completion says why). */
+	/*
+	 * QP @subject entered ERR because the device cannot go on with its
+	 * queues: a ring index beyond the ring, a receive WQE it cannot read,
+	 * a CQ that overran.  Errors of a send WQE are reported by its
+	 * completion alone.
+	 */
 	ERI_AEQE_QP_FATAL = 4,
 	/* QP @subject in SQD has no send work outstanding any more. */
 	ERI_AEQE_SQ_DRAINED = 5,
+	/* QP @subject, as responder, refused a malformed request: ERR. */
+	ERI_AEQE_QP_REQ_ERR = 6,
+	/* QP @subject, as responder, refused an access to memory: ERR. */
+	ERI_AEQE_QP_ACCESS_ERR = 7,
 };
 
 /* Completion event queue entry: CQ @cqn has a new completion. */

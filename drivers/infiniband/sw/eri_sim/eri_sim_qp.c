@@ -260,7 +260,7 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 		eri_sim_qp_reset_locked(qp);
 		break;
 	case ERI_QPS_ERR:
-		eri_sim_qp_error_locked(qp, false);
+		eri_sim_qp_error_locked(qp, 0);
 		break;
 	case ERI_QPS_RTS:
 		qp->state = ERI_QPS_RTS;
@@ -462,11 +462,12 @@ void eri_sim_qp_flush_locked(struct eri_sim_qp *qp)
 /**
  * eri_sim_qp_error_locked - move a QP to ERR
  * @qp: the QP
- * @fatal: the device decided it (raise QP_FATAL), not the driver
+ * @event: the async event that says why (ERI_AEQE_QP_*), 0 for none: the
+ *	driver asked for ERR, or a completion says why
  *
  * qp->lock held.
  */
-void eri_sim_qp_error_locked(struct eri_sim_qp *qp, bool fatal)
+void eri_sim_qp_error_locked(struct eri_sim_qp *qp, u8 event)
 {
 	lockdep_assert_held(&qp->lock);
 	if (qp->state == ERI_QPS_ERR)
@@ -475,8 +476,8 @@ void eri_sim_qp_error_locked(struct eri_sim_qp *qp, bool fatal)
 	qp->rnr_wait = false;
 	hrtimer_try_to_cancel(&qp->timer);
 	eri_sim_qp_flush_locked(qp);
-	if (fatal)
-		eri_sim_aeq_post(qp->sdev, ERI_AEQE_QP_FATAL, qp->qpn, 0);
+	if (event)
+		eri_sim_aeq_post(qp->sdev, event, qp->qpn, 0);
 }
 
 /**
@@ -511,7 +512,7 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 	qp->in_msg = false;
 	qp->rq_ci++;
 	if (eri_sim_cq_post(qp->rcq, &cqe) && qp->state != ERI_QPS_ERR)
-		eri_sim_qp_error_locked(qp, true);
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 }
 
 /**

@@ -193,7 +193,7 @@ void eri_sim_qps_destroy(struct eri_sim_dev *sdev);
 struct eri_sim_qp *eri_sim_qp_get(struct eri_sim_dev *sdev, u32 qpn);
 void eri_sim_qp_put(struct eri_sim_qp *qp);
 void eri_sim_qp_doorbell(struct eri_sim_dev *sdev, u32 qpn, bool sq);
-void eri_sim_qp_error_locked(struct eri_sim_qp *qp, bool fatal);
+void eri_sim_qp_error_locked(struct eri_sim_qp *qp, u8 event);
 void eri_sim_qp_flush_locked(struct eri_sim_qp *qp);
 void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 				     u8 status, u32 len, u32 flags,

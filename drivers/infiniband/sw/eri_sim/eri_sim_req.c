@@ -140,7 +140,7 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp)
 	}
 	if (eri_ring_used(pi, qp->sq_comp) > (1U << qp->sq_depth_log)) {
 		/* The producer claims more WQEs than the ring holds. */
-		eri_sim_qp_error_locked(qp, true);
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 		return false;
 	}
 	/* The index before the WQE; pairs with the producer's write barrier. */
@@ -197,7 +197,7 @@ void eri_sim_req_complete_locked(struct eri_sim_qp *qp,
 	if (!status && !w->signaled && !qp->sig_all)
 		return;
 	if (eri_sim_cq_post(qp->scq, &cqe) && qp->state != ERI_QPS_ERR)
-		eri_sim_qp_error_locked(qp, true);
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 }
 
 /* Fail the oldest WQE with @status and put the QP in ERR. */
@@ -209,7 +209,8 @@ static void eri_sim_req_fail_locked(struct eri_sim_qp *qp, u8 status)
 	if (qp->sq_comp == qp->sq_fetch)
 		return;
 	eri_sim_req_complete_locked(qp, w, status);
-	eri_sim_qp_error_locked(qp, true);
+	/* The completion says why. */
+	eri_sim_qp_error_locked(qp, 0);
 }
 
 /* Send again from the oldest unacknowledged PSN. */

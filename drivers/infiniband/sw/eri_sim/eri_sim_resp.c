@@ -38,7 +38,7 @@ static int eri_sim_resp_take_rwqe_locked(struct eri_sim_qp *qp)
 	if (pi == qp->rq_ci)
 		return 0;
 	if (eri_ring_used(pi, qp->rq_ci) > (1U << qp->rq_depth_log)) {
-		eri_sim_qp_error_locked(qp, true);
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 		return -EINVAL;
 	}
 	/* The index before the WQE; pairs with the producer's write barrier. */
@@ -64,7 +64,7 @@ static int eri_sim_resp_take_rwqe_locked(struct eri_sim_qp *qp)
 err_bad_wqe:
 	eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
 					ERI_CQE_STS_LOC_QP_OP_ERR, 0, 0, 0, 0);
-	eri_sim_qp_error_locked(qp, true);
+	eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 	return -EINVAL;
 }
 
@@ -79,7 +79,9 @@ static void eri_sim_resp_fail_locked(struct eri_sim_qp *qp, u8 syndrome,
 	if (qp->have_rwqe && recv_status)
 		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
 						recv_status, 0, 0, 0, 0);
-	eri_sim_qp_error_locked(qp, true);
+	eri_sim_qp_error_locked(qp, syndrome == ERI_SYN_ACCESS_NAK ?
+				    ERI_AEQE_QP_ACCESS_ERR :
+				    ERI_AEQE_QP_REQ_ERR);
 }
 
 /*
