@@ -48,6 +48,7 @@ int eri_com_query_device(struct eri_com_dev *com,
 	attr->max_srq = le32_to_cpu(r->max_srq);
 	attr->max_srq_wr = le32_to_cpu(r->max_srq_wr);
 	attr->max_ah = le32_to_cpu(r->max_ah);
+	attr->max_fast_reg_pages = le32_to_cpu(r->max_fast_reg_pages);
 	attr->max_send_sge = le16_to_cpu(r->max_send_sge);
 	attr->max_recv_sge = le16_to_cpu(r->max_recv_sge);
 	attr->max_inline_data = le16_to_cpu(r->max_inline_data);
@@ -117,11 +118,15 @@ int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr)
 		.length = cpu_to_le64(attr->length),
 		.pbl_addr = cpu_to_le64(attr->pbl),
 		.npages = cpu_to_le32(attr->npages),
-		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_REG_MR_ACCESS, attr->access) |
-				   (attr->dma ? ERI_AQ_REG_MR_DMA : 0) |
-				   FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT,
-					      attr->page_shift)),
 	};
+	u32 cfg = FIELD_PREP(ERI_AQ_REG_MR_ACCESS, attr->access) |
+		  FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT, attr->page_shift);
+
+	if (attr->dma)
+		cfg |= ERI_AQ_REG_MR_DMA;
+	if (attr->fast_reg)
+		cfg |= ERI_AQ_REG_MR_FAST_REG;
+	cmd.cfg = cpu_to_le32(cfg);
 
 	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
 }

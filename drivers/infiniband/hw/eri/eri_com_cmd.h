@@ -21,6 +21,7 @@ struct eri_com_dev_attr {
 	u32 max_srq;
 	u32 max_srq_wr;
 	u32 max_ah;
+	u32 max_fast_reg_pages;	/* pages of a fast-registration region */
 	u16 max_send_sge;
 	u16 max_recv_sge;
 	u16 max_inline_data;
@@ -45,10 +46,11 @@ struct eri_com_mr_attr {
 	u32 pdn;
 	u32 access;		/* ERI_MR_ACCESS_* */
 	bool dma;		/* bus addresses one to one, no page list */
+	bool fast_reg;		/* reserved for REG_MR work requests */
 	u64 iova;
 	u64 length;
 	dma_addr_t pbl;		/* page list: npages little-endian addresses */
-	u32 npages;
+	u32 npages;		/* fast_reg: room for that many pages */
 	u32 page_shift;
 };
 

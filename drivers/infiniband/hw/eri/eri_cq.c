@@ -249,6 +249,10 @@ static enum ib_wc_opcode eri_wc_opcode(u32 opcode, bool sq)
 		return IB_WC_RDMA_WRITE;
 	case ERI_CQE_OP_READ:
 		return IB_WC_RDMA_READ;
+	case ERI_CQE_OP_REG_MR:
+		return IB_WC_REG_MR;
+	case ERI_CQE_OP_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	case ERI_CQE_OP_RECV:
 		return IB_WC_RECV;
 	case ERI_CQE_OP_RECV_WRITE_IMM:

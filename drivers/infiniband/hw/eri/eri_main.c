@@ -39,6 +39,7 @@ static const struct ib_device_ops eri_dev_ops = {
 
 	.alloc_hw_device_stats = eri_alloc_hw_device_stats,
 	.alloc_hw_port_stats = eri_alloc_hw_port_stats,
+	.alloc_mr = eri_alloc_mr,
 	.alloc_pd = eri_alloc_pd,
 	.alloc_ucontext = eri_alloc_ucontext,
 	.create_cq = eri_create_cq,
@@ -54,6 +55,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.get_hw_stats = eri_get_hw_stats,
 	.get_link_layer = eri_get_link_layer,
 	.get_port_immutable = eri_get_port_immutable,
+	.map_mr_sg = eri_map_mr_sg,
 	.mmap = eri_mmap,
 	.mmap_free = eri_mmap_free,
 	.modify_qp = eri_modify_qp,

@@ -6,8 +6,13 @@
  * that changes on every registration, so a stale key of a reused index does
  * not reach the new region.  The page list is handed to the device in a
  * DMA buffer that the device copies during REG_MR and that is freed after.
+ *
+ * A fast-registration MR (alloc_mr) keeps its page list for its lifetime:
+ * map_mr_sg fills it in, and the device reads it when it runs the REG_MR
+ * work request that registers the MR (eri_qp.c).
  */
 #include <linux/bitfield.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
@@ -17,11 +22,33 @@
 #define ERI_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
 				 IB_ACCESS_REMOTE_WRITE)
 
+/* Pages of a fast-registration region: 4 KiB to 2 MiB (eri.rst). */
+#define ERI_FAST_REG_MIN_PAGE_SHIFT	12
+#define ERI_FAST_REG_MAX_PAGE_SHIFT	21
+
 static u32 eri_mr_access(int access)
 {
 	return (access & IB_ACCESS_LOCAL_WRITE ? ERI_MR_ACCESS_LOCAL_WRITE : 0) |
 	       (access & IB_ACCESS_REMOTE_READ ? ERI_MR_ACCESS_REMOTE_READ : 0) |
 	       (access & IB_ACCESS_REMOTE_WRITE ? ERI_MR_ACCESS_REMOTE_WRITE : 0);
+}
+
+/**
+ * eri_mr_access_to_dev - translate the rights of a REG_MR work request
+ * @access: IB_ACCESS_* flags
+ * @dev_access: where the ERI_MR_ACCESS_* rights go
+ *
+ * Accepts what a registration through the admin queue accepts: local write,
+ * remote read and write, and optional hints, which are ignored.
+ *
+ * Return: 0, or -EINVAL for rights the device does not grant.
+ */
+int eri_mr_access_to_dev(int access, u32 *dev_access)
+{
+	if (access & ~(ERI_MR_IB_ACCESS | IB_ACCESS_OPTIONAL))
+		return -EINVAL;
+	*dev_access = eri_mr_access(access);
+	return 0;
 }
 
 /* Allocate a region and its key; fill in what REG_MR needs of them. */
@@ -137,17 +164,111 @@ err_free_mr:
 	return ERR_PTR(ret);
 }
 
+/**
+ * eri_alloc_mr - allocate a fast-registration MR
+ * @ibpd: the PD
+ * @mr_type: IB_MR_TYPE_MEM_REG; other types are not supported
+ * @max_num_sg: pages the MR may map at most
+ *
+ * Reserves a key index for the PD on the device (REG_MR with FAST_REG) and
+ * allocates the page list that map_mr_sg fills in.  The MR is invalid until
+ * a REG_MR work request registers it.  Sleeps.
+ *
+ * Return: the MR, or an ERR_PTR: -EOPNOTSUPP for another type or a device
+ * without fast registration, -EINVAL for more pages than the device allows.
+ */
+struct ib_mr *eri_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			   u32 max_num_sg)
+{
+	struct eri_dev *edev = to_eri_dev(ibpd->device);
+	struct eri_com_mr_attr attr = { .fast_reg = true };
+	struct eri_mr *mr;
+	int ret;
+
+	if (mr_type != IB_MR_TYPE_MEM_REG ||
+	    !(edev->attr.caps & ERI_DEV_CAP_FAST_REG))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > edev->attr.max_fast_reg_pages)
+		return ERR_PTR(-EINVAL);
+
+	mr = eri_mr_alloc(ibpd, 0, &attr);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	ret = eri_com_buf_alloc(&edev->com, &mr->pbl,
+				(size_t)max_num_sg * sizeof(__le64));
+	if (ret)
+		goto err_free_mr;
+	mr->max_pages = max_num_sg;
+	attr.npages = max_num_sg;
+	ret = eri_com_reg_mr(&edev->com, &attr);
+	if (ret)
+		goto err_free_pbl;
+	return &mr->ibmr;
+
+err_free_pbl:
+	eri_com_buf_free(&edev->com, &mr->pbl);
+err_free_mr:
+	eri_mr_free(edev, mr);
+	return ERR_PTR(ret);
+}
+
+/* ib_sg_to_pages() callback: append the bus address of one page. */
+static int eri_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct eri_mr *mr = to_eri_mr(ibmr);
+	__le64 *pages = mr->pbl.va;
+
+	if (mr->npages >= mr->max_pages)
+		return -ENOMEM;
+	pages[mr->npages++] = cpu_to_le64(addr);
+	return 0;
+}
+
+/**
+ * eri_map_mr_sg - fill in the page list of a fast-registration MR
+ * @ibmr: the MR, from eri_alloc_mr()
+ * @sg: the DMA-mapped scatterlist
+ * @sg_nents: entries in @sg
+ * @sg_offset: offset into the first entry, updated as ib_sg_to_pages() does
+ *
+ * Replaces the MR's page list; the core has set ibmr->page_size.  The
+ * consumer must not map the MR again while a REG_MR work request of it is
+ * outstanding: the device reads the list when it runs the request.  Any
+ * context.
+ *
+ * Return: the number of entries of @sg mapped, or a negative errno.
+ */
+int eri_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	struct eri_mr *mr = to_eri_mr(ibmr);
+	unsigned int shift;
+
+	if (!mr->pbl.va || !is_power_of_2(ibmr->page_size))
+		return -EINVAL;
+	shift = ilog2(ibmr->page_size);
+	if (shift < ERI_FAST_REG_MIN_PAGE_SHIFT ||
+	    shift > ERI_FAST_REG_MAX_PAGE_SHIFT)
+		return -EINVAL;
+	mr->npages = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, eri_set_page);
+}
+
 int eri_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct eri_dev *edev = to_eri_dev(ibmr->device);
 	struct eri_mr *mr = to_eri_mr(ibmr);
 	int ret;
 
-	/* Once it completes the device no longer touches the pages. */
+	/*
+	 * Once it completes the device no longer touches the pages, nor the
+	 * page list of a fast-registration MR.
+	 */
 	ret = eri_com_dereg_mr(&edev->com, ibmr->lkey);
 	if (ret)
 		return ret;
 	ib_umem_release(mr->umem);
+	eri_com_buf_free(&edev->com, &mr->pbl);
 	eri_mr_free(edev, mr);
 	return 0;
 }

@@ -704,9 +704,78 @@ static int eri_sq_opcode(enum ib_wr_opcode opcode)
 		return ERI_SQ_OP_WRITE_IMM;
 	case IB_WR_RDMA_READ:
 		return ERI_SQ_OP_READ;
+	case IB_WR_REG_MR:
+		return ERI_SQ_OP_REG_MR;
+	case IB_WR_LOCAL_INV:
+		return ERI_SQ_OP_LOCAL_INV;
 	default:
 		return -EINVAL;
 	}
+}
+
+/*
+ * Encode the body of a REG_MR work request: the MR's page list, as
+ * map_mr_sg left it, under the key the consumer chose.  The key must be of
+ * the MR's index; the device looks the region up by the key alone.
+ */
+static int eri_sq_reg_mr_build(const struct ib_send_wr *wr,
+			       struct eri_sq_wqe_hdr *h)
+{
+	const struct ib_reg_wr *reg = reg_wr(wr);
+	struct eri_sq_reg_mr *r = (struct eri_sq_reg_mr *)(h + 1);
+	struct eri_mr *mr = to_eri_mr(reg->mr);
+	u32 access;
+	int ret;
+
+	if (!mr->pbl.va || !mr->npages ||
+	    FIELD_GET(ERI_MR_KEY_INDEX, reg->key) !=
+	    FIELD_GET(ERI_MR_KEY_INDEX, reg->mr->lkey))
+		return -EINVAL;
+	ret = eri_mr_access_to_dev(reg->access, &access);
+	if (ret)
+		return ret;
+	/*
+	 * The page list is coherent memory map_mr_sg wrote before this post:
+	 * the dma_wmb() that publishes the WQE orders it as well.
+	 */
+	h->inv_rkey = cpu_to_le32(reg->key);
+	r->iova = cpu_to_le64(reg->mr->iova);
+	r->length = cpu_to_le64(reg->mr->length);
+	r->pbl_addr = cpu_to_le64(mr->pbl.dma);
+	r->npages = cpu_to_le32(mr->npages);
+	r->cfg = cpu_to_le32(FIELD_PREP(ERI_SQ_REG_MR_ACCESS, access) |
+			     FIELD_PREP(ERI_SQ_REG_MR_PAGE_SHIFT,
+					ilog2(reg->mr->page_size)));
+	return 0;
+}
+
+/*
+ * Encode a REG_MR or LOCAL_INV work request into the WQE at @wqe: no SGEs,
+ * no data, the key in inv_rkey.
+ */
+static int eri_sq_local_wqe_build(struct eri_qp *qp,
+				  const struct ib_send_wr *wr, int op,
+				  void *wqe)
+{
+	struct eri_sq_wqe_hdr *h = wqe;
+	u32 hdr;
+	int ret;
+
+	memset(wqe, 0, ERI_SQ_WQE_SIZE);
+	hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
+	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
+		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		hdr |= ERI_SQ_WQE_HDR_FENCE;
+	if (op == ERI_SQ_OP_REG_MR) {
+		ret = eri_sq_reg_mr_build(wr, h);
+		if (ret)
+			return ret;
+	} else {
+		h->inv_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+	}
+	h->hdr = cpu_to_le32(hdr);
+	return 0;
 }
 
 /* Encode one send work request into the WQE at @wqe. */
@@ -722,6 +791,8 @@ static int eri_sq_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
 	op = eri_sq_opcode(wr->opcode);
 	if (op < 0)
 		return op;
+	if (op == ERI_SQ_OP_REG_MR || op == ERI_SQ_OP_LOCAL_INV)
+		return eri_sq_local_wqe_build(qp, wr, op, wqe);
 	if (wr->num_sge < 0 || (!inl && wr->num_sge > qp->sq.max_sge))
 		return -EINVAL;
 	if (inl && op == ERI_SQ_OP_READ)

@@ -60,7 +60,10 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_srq_sge = props->max_recv_sge;
 	props->max_pkeys = 1;
 	props->local_ca_ack_delay = 15;
-	props->max_fast_reg_page_list_len = 0;
+	if (a->caps & ERI_DEV_CAP_FAST_REG) {
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		props->max_fast_reg_page_list_len = a->max_fast_reg_pages;
+	}
 	if (edev->bdev->user_removable)
 		props->kernel_cap_flags |= IBK_ALLOW_USER_UNREG;
 	return 0;

@@ -19,9 +19,22 @@ struct eri_pd {
 	u32 pdn;
 };
 
+/**
+ * struct eri_mr - a memory region
+ * @ibmr: the IB MR
+ * @umem: the user memory of a user MR; NULL otherwise
+ * @pbl: the page list of a fast-registration MR, @max_pages little-endian
+ *	bus addresses, read by the device when it runs a REG_MR work request;
+ *	@pbl.va is NULL for other MRs
+ * @max_pages: room in @pbl
+ * @npages: pages map_mr_sg put into @pbl
+ */
 struct eri_mr {
 	struct ib_mr ibmr;
-	struct ib_umem *umem;	/* NULL for a DMA MR */
+	struct ib_umem *umem;
+	struct eri_com_buf pbl;
+	u32 max_pages;
+	u32 npages;
 };
 
 /*
@@ -222,5 +235,10 @@ struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *eri_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			      u64 iova, int access, struct ib_udata *udata);
 int eri_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *eri_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			   u32 max_num_sg);
+int eri_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+int eri_mr_access_to_dev(int access, u32 *dev_access);
 
 #endif /* _ERI_VERBS_H_ */
