@@ -124,6 +124,12 @@ static void eri_handle_event(void *priv, const struct eri_aeqe *aeqe)
 	case ERI_AEQE_SQ_DRAINED:
 		eri_qp_async_event(edev, subject, IB_EVENT_SQ_DRAINED);
 		break;
+	case ERI_AEQE_QP_REQ_ERR:
+		eri_qp_async_event(edev, subject, IB_EVENT_QP_REQ_ERR);
+		break;
+	case ERI_AEQE_QP_ACCESS_ERR:
+		eri_qp_async_event(edev, subject, IB_EVENT_QP_ACCESS_ERR);
+		break;
 	default:
 		break;
 	}

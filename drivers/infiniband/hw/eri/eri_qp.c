@@ -308,7 +308,8 @@ void eri_qp_async_event(struct eri_dev *edev, u32 qpn,
 	if (!qp)
 		return;
 
-	if (type == IB_EVENT_QP_FATAL) {
+	if (type == IB_EVENT_QP_FATAL || type == IB_EVENT_QP_REQ_ERR ||
+	    type == IB_EVENT_QP_ACCESS_ERR) {
 		/* The device moved the QP to ERR on its own. */
 		mutex_lock(&qp->mutex);
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
