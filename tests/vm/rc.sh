@@ -226,6 +226,27 @@ if [ "$type" = rxe ]; then
 		rping -c -a "$B" -C 10 -V
 fi
 
+# Per-QP counters (doorbells, packets) of a QP with traffic in flight, in
+# `rdma resource show qp -dd`: an ERI driver attribute.
+if [ "$type" = eri ]; then
+	port=$((port + 1))
+	in1 timeout 60 ibv_rc_pingpong -d "$D1" -g "$G1" -n 3000 -p "$port" > /tmp/res-srv.out 2>&1 &
+	rsrv=$!
+	sleep 1
+	in0 timeout 60 ibv_rc_pingpong -d "$D0" -g "$G0" -n 3000 -p "$port" "$B" > /tmp/res-cli.out 2>&1 &
+	rcli=$!
+	res=
+	for i in $(seq 50); do
+		res=$(in0 rdma resource show qp link "$D0/1" -dd 2>&1 | grep -A3 'type RC' || true)
+		grep -q 'drv_sq_kicks [1-9]' <<<"$res" && break
+		sleep 0.2
+	done
+	sed 's/^/#   /' <<<"$res"
+	has_kicks() { grep -q 'drv_sq_kicks [1-9]' <<<"$res"; }
+	check "rdma resource show qp shows the QP's doorbells and packets" has_kicks
+	wait "$rcli" "$rsrv"
+fi
+
 # ------------------------------------------------------------------ counters
 echo "# rdma statistic show:"
 rdma statistic show 2>&1 | sed 's/^/#   /'

@@ -352,7 +352,12 @@ struct eri_qp_attr {
 	__le32 flow_label;
 	u8 sgid[16];
 	u8 dgid[16];
-	u8 reserved[64];
+	/* QUERY_QP only: the QP's counters since CREATE_QP. */
+	__le64 sq_kicks;		/* SQ doorbells rung for it */
+	__le64 tx_pkts;
+	__le64 rx_pkts;
+	__le64 retrans_pkts;
+	u8 reserved[32];
 };
 
 static_assert(sizeof(struct eri_qp_attr) == 128);

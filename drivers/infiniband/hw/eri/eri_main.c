@@ -50,6 +50,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.dereg_mr = eri_dereg_mr,
 	.destroy_cq = eri_destroy_cq,
 	.destroy_qp = eri_destroy_qp,
+	.fill_res_qp_entry = eri_fill_res_qp_entry,
 	.get_dev_fw_str = eri_get_dev_fw_str,
 	.get_dma_mr = eri_get_dma_mr,
 	.get_hw_stats = eri_get_hw_stats,

@@ -13,9 +13,11 @@
 #include <linux/bitfield.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
-#include <rdma/ib_cache.h>
-#include <rdma/uverbs_ioctl.h>
 #include <rdma/eri-abi.h>
+#include <rdma/ib_cache.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "eri_verbs.h"
 
@@ -608,6 +610,40 @@ int eri_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 out_unlock:
 	mutex_unlock(&qp->mutex);
 	return ret;
+}
+
+/**
+ * eri_fill_res_qp_entry - the QP's counters for "rdma resource show qp -dd"
+ * @msg: the netlink message
+ * @ibqp: the QP, held by the core while we run
+ *
+ * Sleeps (QUERY_QP).
+ *
+ * Return: 0, -EMSGSIZE when @msg is full, or the error of the query.
+ */
+int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct eri_dev *edev = to_eri_dev(ibqp->device);
+	struct eri_qp_attr d;
+	struct nlattr *table;
+	int ret;
+
+	ret = eri_com_query_qp(&edev->com, to_eri_qp(ibqp)->qpn, &d);
+	if (ret)
+		return ret;
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u64(msg, "sq_kicks", le64_to_cpu(d.sq_kicks)) ||
+	    rdma_nl_put_driver_u64(msg, "tx_pkts", le64_to_cpu(d.tx_pkts)) ||
+	    rdma_nl_put_driver_u64(msg, "rx_pkts", le64_to_cpu(d.rx_pkts)) ||
+	    rdma_nl_put_driver_u64(msg, "retrans_pkts",
+				   le64_to_cpu(d.retrans_pkts))) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
 }
 
 /**

@@ -220,6 +220,7 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int eri_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata);
+int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int eri_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init);
 int eri_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);

@@ -97,6 +97,7 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 	} else {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_PKTS, 1);
+		qp->rx_pkts++;
 		if (hdr->opcode == ERI_OP_ACK ||
 		    hdr->opcode == ERI_OP_READ_RESP) {
 			eri_sim_req_rx_locked(qp, hdr, hdr + 1, len);
@@ -316,6 +317,7 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, saddr);
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, 1);
+	qp->tx_pkts++;
 	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, qp->daddr, qp->tclass,
 			    qp->ttl, htons(IP_DF),
 			    htons(0xc000 | (qp->qpn & 0x3fff)),

@@ -334,6 +334,10 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	attr.rq_psn = cpu_to_le32(qp->epsn);
 	attr.sq_psn = cpu_to_le32(qp->snd_psn);
 	attr.flow_label = cpu_to_le32(qp->flow_label);
+	attr.sq_kicks = cpu_to_le64(atomic64_read(&qp->sq_kicks));
+	attr.tx_pkts = cpu_to_le64(qp->tx_pkts);
+	attr.rx_pkts = cpu_to_le64(qp->rx_pkts);
+	attr.retrans_pkts = cpu_to_le64(qp->retrans_pkts);
 	memcpy(attr.sgid, qp->sgid, sizeof(attr.sgid));
 	memcpy(attr.dgid, qp->dgid, sizeof(attr.dgid));
 	spin_unlock_bh(&qp->lock);
@@ -575,8 +579,10 @@ void eri_sim_qp_doorbell(struct eri_sim_dev *sdev, u32 qpn, bool sq)
 
 	if (!qp)
 		return;
-	if (sq)
+	if (sq) {
 		eri_sim_stat_add(sdev, ERI_STAT_SQ_KICKS, 1);
+		atomic64_inc(&qp->sq_kicks);
+	}
 	if (in_hardirq() || irqs_disabled()) {
 		if (sq)
 			WRITE_ONCE(qp->dbrec->sq_need_kick, 0);

@@ -127,6 +127,12 @@ struct eri_sim_qp {
 	u8 dgid[16];
 	struct dst_cache dst_cache;
 
+	/* Counters: @sq_kicks any context, the others under @lock. */
+	atomic64_t sq_kicks;
+	u64 tx_pkts;
+	u64 rx_pkts;
+	u64 retrans_pkts;
+
 	/* Requester. */
 	struct eri_sim_swqe *swqe;	/* by SQ slot */
 	u16 sq_fetch;		/* next ring index to copy */

@@ -221,6 +221,7 @@ static void eri_sim_req_rewind_locked(struct eri_sim_qp *qp)
 	if (!n)
 		return;
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RETRANS_PKTS, n);
+	qp->retrans_pkts += n;
 	qp->snd_psn = qp->snd_una;
 	qp->sq_send = qp->sq_comp;
 }
