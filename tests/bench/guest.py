@@ -147,6 +147,18 @@ def counters(dev):
     return d
 
 
+def eri_kicks(info):
+    """SQ doorbells (system calls) both ERI devices received so far."""
+    tot = 0
+    for d in info.get("devices", []):
+        try:
+            with open("/sys/class/infiniband/%s/ports/1/hw_counters/sq_kicks" % d) as f:
+                tot += int(f.read())
+        except (OSError, ValueError):
+            return None
+    return tot
+
+
 def link_snapshot(c):
     a, b = ends(c)
     return {"a": counters(a), "b": counters(b), "lo": counters("lo")}
@@ -545,6 +557,7 @@ def one_run(c, info, test, size, qps, grid):
             cli = base + ["-d", dev0, "-x", str(g0), ipb]
     timeout = grid["lat_timeout"] if kind == "lat" else grid["bw_timeout"]
     s0 = link_snapshot(c)
+    k0 = eri_kicks(info) if c == "eri" else None
     # siw listens through rdma_cm, with a kernel socket: wait for it as for
     # the others, but go ahead after a few seconds if ss does not show it.
     res, text = run_pair(srv, cli, timeout, tag, listen_port=port,
@@ -566,6 +579,18 @@ def one_run(c, info, test, size, qps, grid):
             rec["tool_error"] = True
         return rec
     rec["metrics"] = m
+    k1 = eri_kicks(info) if k0 is not None else None
+    if k1 is not None:
+        # Messages posted: a ping-pong posts one per side per iteration
+        # (ib_read_lat: the client's reads only); bandwidth tests post
+        # from the client alone.  Receives never need a system call.
+        if kind == "lat":
+            msgs = (m.get("iters") or 0) * (1 if op == "read" else 2)
+        else:
+            msgs = bw_iters(grid, size) * qps
+        if msgs:
+            m["sq_kicks"] = k1 - k0
+            m["syscalls_per_msg"] = round((k1 - k0) / msgs, 4)
     # Proof that the bytes crossed the impaired link.
     moved = rec["link"]["a"]["tx_bytes"] + rec["link"]["b"]["tx_bytes"]
     if kind == "lat":

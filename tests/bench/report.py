@@ -103,7 +103,7 @@ def summarize(meta, runs):
         s = {"runs": len(rs), "ok": len(ok), "failures": dict(fails), "metrics": {}}
         test = k[2]
         keys = (["p50_us", "p99_us", "avg_us"] if test.endswith("_lat")
-                else ["bw_MBps", "msg_rate", "cpu_us_per_MB"])
+                else ["bw_MBps", "msg_rate", "cpu_us_per_MB"]) + ["syscalls_per_msg"]
         for key in keys:
             st = stats([v for v in (value(r, key, test) for r in ok) if v is not None])
             if st:
@@ -259,6 +259,29 @@ def table(meta, summ, names, conds, extra):
                 else:
                     cols.append("-")
             L.append("| %s | %s |" % (title, " | ".join(cols)))
+    # ERI's doorbell system calls per message: no peer has the number.
+    L.append("")
+    L.append("### ERI: system calls per message")
+    L.append("")
+    L.append("SQ doorbells the devices received (each is one system call from "
+             "liberi) divided by the messages posted; receives need none, and "
+             "a doorbell is skipped while the device still drains the queue.")
+    L.append("")
+    L.append("| cell | " + " | ".join(conds) + " |")
+    L.append("|---|" + "---|" * len(conds))
+    seen = set()
+    for (test, size, qps, key, title, better) in rows(meta):
+        if (test, size, qps) in seen:
+            continue
+        seen.add((test, size, qps))
+        cols = []
+        for cond in conds:
+            s = summ.get((cond, "eri", test, size, qps))
+            st = s["metrics"].get("syscalls_per_msg") if s else None
+            cols.append("%.3f (%.3f..%.3f)" % (st["median"], st["min"], st["max"])
+                        if st else "-")
+        name = "ib_%s %s%s" % (test, human(size), "" if qps == 1 else " %d QPs" % qps)
+        L.append("| %s | %s |" % (name, " | ".join(cols)))
     # Failures.
     L.append("")
     L.append("### Failures")
