@@ -127,6 +127,13 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp)
 
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
 	if (pi == qp->sq_fetch) {
+		/*
+		 * With packets in flight an ACK (or the timer) runs the
+		 * requester again and it looks at sq_pi then: the producer
+		 * need not kick.  Only an idle device asks for a kick.
+		 */
+		if (eri_sim_req_inflight(qp) || qp->rnr_wait)
+			return false;
 		WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
 		/*
 		 * The flag before the index: pairs with the producer's full
