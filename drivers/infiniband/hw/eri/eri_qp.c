@@ -697,12 +697,14 @@ out_unlock:
 }
 
 /*
- * Publish a queue's new producer index and kick the device if it asked for
- * it.  @pi and @need_kick are the queue's fields of the doorbell record.
+ * Publish a queue's new producer index.  @pi and @need_kick are the queue's
+ * fields of the doorbell record.  Return: the device asked for a kick; the
+ * caller rings @wq's doorbell with eri_wq_kick() once it dropped the lock,
+ * so that the device can start on the work at once instead of deferring it
+ * out of a context with interrupts off.
  */
-static void eri_wq_publish_locked(struct eri_dev *edev, struct eri_qp *qp,
-				  struct eri_wq *wq, __le32 *pi,
-				  __le32 *need_kick, u32 reg)
+static bool eri_wq_publish_locked(struct eri_wq *wq, __le32 *pi,
+				  __le32 *need_kick)
 {
 	lockdep_assert_held(&wq->lock);
 	/* The WQEs before the index that hands them to the device. */
@@ -713,9 +715,12 @@ static void eri_wq_publish_locked(struct eri_dev *edev, struct eri_qp *qp,
 	 * then reads the index once more, so one of us sees the other's store.
 	 */
 	mb();
-	if (READ_ONCE(*need_kick))
-		eri_com_write32(&edev->com, reg,
-				FIELD_PREP(ERI_REG_QP_DB_QPN, qp->qpn));
+	return READ_ONCE(*need_kick);
+}
+
+static void eri_wq_kick(struct eri_dev *edev, struct eri_qp *qp, u32 reg)
+{
+	eri_com_write32(&edev->com, reg, FIELD_PREP(ERI_REG_QP_DB_QPN, qp->qpn));
 }
 
 static bool eri_wq_full_locked(struct eri_wq *wq)
@@ -916,7 +921,7 @@ int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct eri_qp *qp = to_eri_qp(ibqp);
 	struct eri_wq *sq = &qp->sq;
 	unsigned long flags;
-	bool posted = false;
+	bool posted = false, kick = false;
 	int ret = 0;
 
 	if (qp->user) {
@@ -925,8 +930,7 @@ int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		eri_com_write32(&edev->com, ERI_REG_SQ_DB,
-				FIELD_PREP(ERI_REG_QP_DB_QPN, qp->qpn));
+		eri_wq_kick(edev, qp, ERI_REG_SQ_DB);
 		return 0;
 	}
 
@@ -955,10 +959,12 @@ int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		posted = true;
 	}
 	if (posted)
-		eri_wq_publish_locked(edev, qp, sq, &qp->dbrec->sq_pi,
-				      &qp->dbrec->sq_need_kick, ERI_REG_SQ_DB);
+		kick = eri_wq_publish_locked(sq, &qp->dbrec->sq_pi,
+					     &qp->dbrec->sq_need_kick);
 out_unlock:
 	spin_unlock_irqrestore(&sq->lock, flags);
+	if (kick)
+		eri_wq_kick(edev, qp, ERI_REG_SQ_DB);
 	return ret;
 }
 
@@ -1008,7 +1014,7 @@ int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct eri_qp *qp = to_eri_qp(ibqp);
 	struct eri_wq *rq = &qp->rq;
 	unsigned long flags;
-	bool posted = false;
+	bool posted = false, kick = false;
 	int ret = 0;
 
 	if (qp->user) {
@@ -1017,8 +1023,7 @@ int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		eri_com_write32(&edev->com, ERI_REG_RQ_DB,
-				FIELD_PREP(ERI_REG_QP_DB_QPN, qp->qpn));
+		eri_wq_kick(edev, qp, ERI_REG_RQ_DB);
 		return 0;
 	}
 
@@ -1047,9 +1052,11 @@ int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		posted = true;
 	}
 	if (posted)
-		eri_wq_publish_locked(edev, qp, rq, &qp->dbrec->rq_pi,
-				      &qp->dbrec->rq_need_kick, ERI_REG_RQ_DB);
+		kick = eri_wq_publish_locked(rq, &qp->dbrec->rq_pi,
+					     &qp->dbrec->rq_need_kick);
 out_unlock:
 	spin_unlock_irqrestore(&rq->lock, flags);
+	if (kick)
+		eri_wq_kick(edev, qp, ERI_REG_RQ_DB);
 	return ret;
 }
