@@ -201,6 +201,22 @@ void eri_sim_mrs_destroy(struct eri_sim_dev *sdev)
 		eri_sim_mr_destroy(sdev, mr);
 }
 
+/* The checks of eri_sim_mr_get(); mr->lock held for a fast-reg region. */
+static int eri_sim_mr_allows(const struct eri_sim_mr *mr, u32 key, u32 pdn,
+			     u32 access, u64 iova, u64 len)
+{
+	u64 end;
+
+	if (!mr->valid || mr->key != key)
+		return -ENOENT;
+	if (mr->pdn != pdn || (mr->access & access) != access)
+		return -EACCES;
+	if (check_add_overflow(iova, len, &end) ||
+	    (!mr->dma && (iova < mr->iova || end > mr->iova + mr->length)))
+		return -ERANGE;
+	return 0;
+}
+
 /**
  * eri_sim_mr_get - look up a region for one access
  * @sdev: the device
@@ -218,7 +234,6 @@ int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 		   u64 iova, u64 len, struct eri_sim_mr **mrp)
 {
 	struct eri_sim_mr *mr;
-	u64 end;
 	int ret;
 
 	rcu_read_lock();
@@ -229,17 +244,14 @@ int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 	if (!mr)
 		return -ENOENT;
 
-	spin_lock_bh(&mr->lock);
-	if (!mr->valid || mr->key != key)
-		ret = -ENOENT;
-	else if (mr->pdn != pdn || (mr->access & access) != access)
-		ret = -EACCES;
-	else if (check_add_overflow(iova, len, &end) ||
-		 (!mr->dma && (iova < mr->iova || end > mr->iova + mr->length)))
-		ret = -ERANGE;
-	else
-		ret = 0;
-	spin_unlock_bh(&mr->lock);
+	/* Only fast-registration regions change after REG_MR. */
+	if (mr->fast_reg) {
+		spin_lock_bh(&mr->lock);
+		ret = eri_sim_mr_allows(mr, key, pdn, access, iova, len);
+		spin_unlock_bh(&mr->lock);
+	} else {
+		ret = eri_sim_mr_allows(mr, key, pdn, access, iova, len);
+	}
 	if (ret) {
 		eri_sim_mr_put(mr);
 		return ret;
