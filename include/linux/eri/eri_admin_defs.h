@@ -28,6 +28,7 @@ enum eri_aq_opcode {
 	ERI_AQ_OP_QUERY_QP = 11,
 	ERI_AQ_OP_DESTROY_QP = 12,
 	ERI_AQ_OP_QUERY_STATS = 13,
+	ERI_AQ_OP_SET_CC = 14,
 	ERI_AQ_OP_MAX,
 };
 
@@ -116,7 +117,10 @@ struct eri_aq_device_attr {
 	u8 cqe_shift;
 	u8 reserved1[3];
 	__le32 max_fast_reg_pages;	/* pages of a fast-registration region */
-	u8 reserved[40];
+	__le32 cc_algos;		/* BIT(enum eri_cc_algo) implemented */
+	u8 cc_default;			/* enum eri_cc_algo after a reset */
+	u8 reserved2[3];
+	u8 reserved[32];
 };
 
 static_assert(sizeof(struct eri_aq_device_attr) == 128);
@@ -310,6 +314,14 @@ enum eri_qp_state {
 	ERI_QPS_ERR = 6,
 };
 
+/* Congestion-control algorithms (SET_CC, QUERY_DEVICE, QUERY_QP). */
+enum eri_cc_algo {
+	ERI_CC_SWIFT = 0,		/* delay-based window */
+	ERI_CC_DCQCN = 1,		/* ECN-driven rate */
+	ERI_CC_FIXED = 2,		/* constant window */
+	ERI_CC_NUM,
+};
+
 /* Fields of struct eri_qp_attr that MODIFY_QP applies. */
 #define ERI_QP_ATTR_STATE		BIT(0)
 #define ERI_QP_ATTR_ACCESS		BIT(1)
@@ -402,6 +414,19 @@ struct eri_aq_query_stats_cmd {
 };
 
 static_assert(sizeof(struct eri_aq_query_stats_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * SET_CC: QPs created from now on use congestion-control algorithm @algo
+ * (enum eri_cc_algo), which must be in QUERY_DEVICE's cc_algos; existing QPs
+ * keep theirs.  A reset restores cc_default.
+ */
+struct eri_aq_set_cc_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 algo;
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_set_cc_cmd) == ERI_AQ_SQE_SIZE);
 
 enum eri_stat {
 	ERI_STAT_TX_PKTS,		/* packets sent */
