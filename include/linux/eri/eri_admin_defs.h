@@ -368,8 +368,12 @@ struct eri_qp_attr {
 	__le64 sq_kicks;		/* SQ doorbells rung for it */
 	__le64 tx_pkts;
 	__le64 rx_pkts;
-	__le64 retrans_pkts;
-	u8 reserved[32];
+	__le64 retrans_pkts;		/* packets sent again */
+	__le64 ooo_pkts;		/* requests that arrived out of order */
+	__le32 cwnd;			/* packets the QP may have in flight */
+	__le32 srtt_us;			/* smoothed RTT, 0 before a sample */
+	u8 cc_algo;			/* enum eri_cc_algo */
+	u8 reserved[15];
 };
 
 static_assert(sizeof(struct eri_qp_attr) == 128);
@@ -440,6 +444,11 @@ enum eri_stat {
 	ERI_STAT_RNR_NAKS,		/* RNR NAKs sent */
 	ERI_STAT_SQ_KICKS,		/* send queue doorbells rung */
 	ERI_STAT_CQ_EVENTS,		/* completion events raised */
+	ERI_STAT_OOO_PKTS,		/* requests that arrived out of order */
+	ERI_STAT_DUP_PKTS,		/* duplicate packets dropped */
+	ERI_STAT_FAST_RETRANS,		/* packets found lost before a timeout */
+	ERI_STAT_TLPS,			/* tail-loss probes sent */
+	ERI_STAT_ECN_ECHOES,		/* ACKs received with an ECN echo */
 	ERI_STAT_NUM,
 };
 

@@ -223,7 +223,8 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_destroy_cq_cmd, cqn), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_stats_cmd, resp_len), 16);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_CQ_EVENTS, 10);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 11);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_ECN_ECHOES, 15);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 16);
 }
 
 static void eri_defs_test_qp_attr(struct kunit *test)
@@ -241,6 +242,11 @@ static void eri_defs_test_qp_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, flow_label), 28);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, sgid), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, dgid), 48);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, retrans_pkts), 88);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, ooo_pkts), 96);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, cwnd), 104);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, srtt_us), 108);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, cc_algo), 112);
 	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_ALL, 0x1fffU);
 	KUNIT_EXPECT_EQ(test, ERI_QPS_ERR, 6);
 }

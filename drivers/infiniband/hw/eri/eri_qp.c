@@ -612,6 +612,20 @@ out_unlock:
 	return ret;
 }
 
+static const char *eri_cc_algo_name(u8 algo)
+{
+	switch (algo) {
+	case ERI_CC_SWIFT:
+		return "swift";
+	case ERI_CC_DCQCN:
+		return "dcqcn";
+	case ERI_CC_FIXED:
+		return "fixed";
+	default:
+		return "unknown";
+	}
+}
+
 /**
  * eri_fill_res_qp_entry - the QP's counters for "rdma resource show qp -dd"
  * @msg: the netlink message
@@ -638,7 +652,12 @@ int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u64(msg, "tx_pkts", le64_to_cpu(d.tx_pkts)) ||
 	    rdma_nl_put_driver_u64(msg, "rx_pkts", le64_to_cpu(d.rx_pkts)) ||
 	    rdma_nl_put_driver_u64(msg, "retrans_pkts",
-				   le64_to_cpu(d.retrans_pkts))) {
+				   le64_to_cpu(d.retrans_pkts)) ||
+	    rdma_nl_put_driver_u64(msg, "ooo_pkts", le64_to_cpu(d.ooo_pkts)) ||
+	    rdma_nl_put_driver_u32(msg, "cwnd", le32_to_cpu(d.cwnd)) ||
+	    rdma_nl_put_driver_u32(msg, "srtt_us", le32_to_cpu(d.srtt_us)) ||
+	    rdma_nl_put_driver_string(msg, "cc_algo",
+				      eri_cc_algo_name(d.cc_algo))) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}

@@ -381,6 +381,11 @@ static const struct rdma_stat_desc eri_hw_stat_descs[] = {
 	[ERI_STAT_RNR_NAKS].name = "rnr_naks",
 	[ERI_STAT_SQ_KICKS].name = "sq_kicks",
 	[ERI_STAT_CQ_EVENTS].name = "cq_events",
+	[ERI_STAT_OOO_PKTS].name = "ooo_pkts",
+	[ERI_STAT_DUP_PKTS].name = "dup_pkts",
+	[ERI_STAT_FAST_RETRANS].name = "fast_retrans",
+	[ERI_STAT_TLPS].name = "tail_loss_probes",
+	[ERI_STAT_ECN_ECHOES].name = "ecn_echoes",
 };
 
 static_assert(ARRAY_SIZE(eri_hw_stat_descs) == ERI_STAT_NUM);
