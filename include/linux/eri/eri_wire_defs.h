@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ERI wire protocol, version 1: what ERI devices send each other.
+ * ERI wire protocol, version 2: what ERI devices send each other.
  *
  * Every packet is one UDP datagram to port ERI_UDP_PORT carrying struct
  * eri_wire_hdr and then the payload (at most the path MTU).  Fields are in
@@ -17,7 +17,7 @@
 /* Not assigned by IANA; RoCEv2's 4791 is taken by RoCE devices. */
 #define ERI_UDP_PORT		4793
 
-#define ERI_WIRE_VERSION	1
+#define ERI_WIRE_VERSION	2
 
 /* PSNs are 24-bit and wrap. */
 #define ERI_PSN_MASK		GENMASK(23, 0)
@@ -38,12 +38,19 @@ enum eri_wire_opcode {
 #define ERI_WIRE_LAST		BIT(1)	/* last packet of a message */
 #define ERI_WIRE_SOLICITED	BIT(2)
 #define ERI_WIRE_ACK_REQ	BIT(3)	/* the responder acknowledges now */
+#define ERI_WIRE_ECE		BIT(4)	/* ACK: a request arrived marked CE */
+#define ERI_WIRE_RETX		BIT(5)	/* request: sent again */
+#define ERI_WIRE_PROBE		BIT(6)	/* request: tail-loss probe */
+#define ERI_WIRE_INORDER	BIT(7)	/* request: place only in PSN order */
+
+/* PSNs past ack_psn an ACK's SACK words cover. */
+#define ERI_WIRE_SACK_BITS	128
 
 /* Syndromes of ERI_OP_ACK. */
 enum eri_wire_syndrome {
 	ERI_SYN_ACK = 0,
 	ERI_SYN_RNR_NAK = 1,		/* @aux: IB RNR timer encoding */
-	ERI_SYN_SEQ_NAK = 2,		/* resend from @psn */
+	ERI_SYN_SEQ_NAK = 2,		/* version 1 only: never sent */
 	ERI_SYN_INV_REQ_NAK = 3,
 	ERI_SYN_ACCESS_NAK = 4,
 	ERI_SYN_OP_NAK = 5,
@@ -58,9 +65,10 @@ enum eri_wire_syndrome {
  * @dqpn: destination queue pair
  * @sqpn: source queue pair
  * @psn: requests and READ responses: the packet's PSN; a READ request
- *	takes one PSN per response packet it asks for.  ACK: the PSN the
- *	NAK is about (unused for a plain ACK)
- * @ack_psn: ACK: every PSN before this one was received
+ *	takes one PSN per response packet it asks for.  ACK: the PSN of the
+ *	request that triggered it, or that a NAK is about
+ * @ack_psn: ACK: every PSN before this one arrived (the responder's next
+ *	expected PSN)
  * @msg_len: requests: bytes of the whole message (READ_REQ: of this
  *	request)
  * @offset: byte offset of this packet's payload within the message
@@ -69,7 +77,15 @@ enum eri_wire_syndrome {
  *	message (READ_REQ: of the request)
  * @imm: SEND_IMM and WRITE_IMM: immediate data; SEND_INV: key to
  *	invalidate
- * @aux: ACK: RNR timer of an RNR NAK
+ * @aux: ACK: RNR timer of an RNR NAK; READ_REQ: log2 of the MTU
+ * @ts: the low 32 bits of the sender's clock in ns when it sent the packet
+ * @ts_echo: ACK and READ_RESP: @ts of the request that triggered it
+ * @msn: SEND, SEND_IMM, SEND_INV, WRITE_IMM: the message's number among
+ *	the messages that consume a receive WQE (0 for the first after
+ *	RESET, 32 bits, wraps)
+ * @reserved: zero
+ * @sack: ACK: bit j (least significant first) of word j / 64 is set when
+ *	PSN ack_psn + 1 + j arrived
  */
 struct eri_wire_hdr {
 	u8 version;
@@ -86,11 +102,19 @@ struct eri_wire_hdr {
 	__be64 raddr;
 	__be32 imm;
 	__be32 aux;
+	__be32 ts;
+	__be32 ts_echo;
+	__be32 msn;
+	__be32 reserved;
+	__be64 sack[ERI_WIRE_SACK_BITS / 64];
 };
 
-static_assert(sizeof(struct eri_wire_hdr) == 48);
+static_assert(sizeof(struct eri_wire_hdr) == 80);
 
-/* Bytes on top of the payload in the worst case (IPv6). */
-#define ERI_WIRE_OVERHEAD	(40 + 8 + 64)
+/*
+ * Bytes on top of the payload over IPv4 (IP, UDP, ERI); the driver's
+ * active MTU leaves 112 (room for IPv6's header with a 64-byte ERI header).
+ */
+#define ERI_WIRE_OVERHEAD	(20 + 8 + 80)
 
 #endif /* _ERI_WIRE_DEFS_H_ */

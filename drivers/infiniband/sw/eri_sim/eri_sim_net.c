@@ -13,6 +13,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/net_namespace.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
@@ -66,12 +67,15 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	struct eri_sim_dev *sdev;
 	struct eri_sim_net *en;
 	struct eri_sim_qp *qp;
+	bool ce;
 	u32 len;
 
 	if (skb_linearize(skb) ||
 	    skb->len < sizeof(struct udphdr) + sizeof(*hdr))
 		goto drop;
 	iph = ip_hdr(skb);
+	/* The outer header's ECN field: congestion seen on the way here. */
+	ce = INET_ECN_is_ce(iph->tos);
 	hdr = (const void *)(skb->data + sizeof(struct udphdr));
 	len = skb->len - sizeof(struct udphdr) - sizeof(*hdr);
 
@@ -100,10 +104,10 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		qp->rx_pkts++;
 		if (hdr->opcode == ERI_OP_ACK ||
 		    hdr->opcode == ERI_OP_READ_RESP) {
-			eri_sim_req_rx_locked(qp, hdr, hdr + 1, len);
+			eri_sim_req_rx_locked(qp, hdr, hdr + 1, len, ce);
 		} else {
 			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
-			eri_sim_resp_rx_locked(qp, hdr, hdr + 1, len);
+			eri_sim_resp_rx_locked(qp, hdr, hdr + 1, len, ce);
 		}
 	}
 	spin_unlock(&qp->lock);
@@ -318,7 +322,9 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, 1);
 	qp->tx_pkts++;
-	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, qp->daddr, qp->tclass,
+	/* ECN-capable transport: routers mark congestion instead of dropping. */
+	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, qp->daddr,
+			    (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
 			    qp->ttl, htons(IP_DF),
 			    htons(0xc000 | (qp->qpn & 0x3fff)),
 			    htons(ERI_UDP_PORT), false, false);
@@ -330,6 +336,12 @@ drop:
 	kfree_skb(skb);
 }
 
+/* The low 32 bits of the clock, for ERI_WIRE timestamps. */
+u32 eri_sim_now32(void)
+{
+	return (u32)ktime_get_ns();
+}
+
 /**
  * eri_sim_send_ack_locked - send an ACK or NAK for the responder
  * @qp: the QP
@@ -337,7 +349,10 @@ drop:
  * @psn: the PSN it is about
  * @aux: RNR timer of an RNR NAK
  *
- * qp->lock held.  @ack_psn is the responder's expected PSN.
+ * qp->lock held.  An ACK carries the next expected PSN, the SACK words of
+ * the receive map, the timestamp of the latest request and whether a
+ * request arrived marked CE since the last ACK; a NAK says that every PSN
+ * before @psn arrived.
  */
 void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 			     u32 aux)
@@ -354,7 +369,19 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 	hdr->dqpn = cpu_to_be32(qp->dest_qpn);
 	hdr->sqpn = cpu_to_be32(qp->qpn);
 	hdr->psn = cpu_to_be32(psn);
-	hdr->ack_psn = cpu_to_be32(qp->epsn);
 	hdr->aux = cpu_to_be32(aux);
+	hdr->ts = cpu_to_be32(eri_sim_now32());
+	hdr->ts_echo = qp->ts_recent;
+	if (qp->ce_seen)
+		hdr->flags |= ERI_WIRE_ECE;
+	qp->ce_seen = false;
+	qp->unacked = 0;
+	hrtimer_try_to_cancel(&qp->ack_timer);
+	if (syndrome == ERI_SYN_ACK) {
+		hdr->ack_psn = cpu_to_be32(qp->rmap.base);
+		eri_sim_sack_encode(&qp->rmap, hdr->sack);
+	} else {
+		hdr->ack_psn = cpu_to_be32(psn);
+	}
 	eri_sim_pkt_xmit(qp, skb);
 }

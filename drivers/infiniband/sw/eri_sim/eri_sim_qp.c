@@ -43,6 +43,18 @@ static enum hrtimer_restart eri_sim_qp_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+static enum hrtimer_restart eri_sim_qp_ack_timer(struct hrtimer *timer)
+{
+	struct eri_sim_qp *qp = container_of(timer, struct eri_sim_qp,
+					     ack_timer);
+
+	spin_lock(&qp->lock);
+	if (!qp->dead)
+		eri_sim_resp_ack_timeout_locked(qp);
+	spin_unlock(&qp->lock);
+	return HRTIMER_NORESTART;
+}
+
 /* The requester ran out of budget with work left: go on here. */
 static void eri_sim_qp_tx_work(struct work_struct *work)
 {
@@ -98,9 +110,14 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 		status = ERI_AQ_STS_NO_RESOURCE;
 		goto err_free_qp;
 	}
-	if (dst_cache_init(&qp->dst_cache, GFP_KERNEL)) {
+	qp->rwqe = kvcalloc(ERI_SIM_RQ_AHEAD, sizeof(*qp->rwqe), GFP_KERNEL);
+	if (!qp->rwqe) {
 		status = ERI_AQ_STS_NO_RESOURCE;
 		goto err_free_swqe;
+	}
+	if (dst_cache_init(&qp->dst_cache, GFP_KERNEL)) {
+		status = ERI_AQ_STS_NO_RESOURCE;
+		goto err_free_rwqe;
 	}
 	qp->sdev = sdev;
 	refcount_set(&qp->ref, 1);
@@ -120,8 +137,12 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->timeout = ERI_SIM_DEFAULT_TIMEOUT;
 	qp->retry_cnt = 7;
 	qp->rnr_retry = 7;
+	eri_sim_sb_init(&qp->sb, 0);
+	eri_sim_psn_map_init(&qp->rmap, 0);
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->timer.function = eri_sim_qp_timer;
+	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->ack_timer.function = eri_sim_qp_ack_timer;
 	INIT_WORK(&qp->tx_work, eri_sim_qp_tx_work);
 	/* Idle until RTS: a producer kicks after posting. */
 	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
@@ -139,6 +160,8 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 
 err_destroy_dst_cache:
 	dst_cache_destroy(&qp->dst_cache);
+err_free_rwqe:
+	kvfree(qp->rwqe);
 err_free_swqe:
 	kvfree(qp->swqe);
 err_free_qp:
@@ -153,18 +176,10 @@ static void eri_sim_qp_reset_locked(struct eri_sim_qp *qp)
 	qp->sq_fetch = 0;
 	qp->sq_send = 0;
 	qp->sq_comp = 0;
-	qp->snd_una = qp->snd_psn;
-	qp->snd_max = qp->snd_psn;
-	qp->retries = 0;
-	qp->rnr_retries = 0;
-	qp->rnr_wait = false;
 	qp->drained_sent = false;
-	qp->rq_ci = 0;
-	qp->in_msg = false;
-	qp->have_rwqe = false;
-	qp->nak_sent = false;
+	eri_sim_req_reset_locked(qp, qp->sb.nxt);
+	eri_sim_resp_reset_locked(qp, qp->rmap.base);
 	memset(qp->swqe, 0, sizeof(*qp->swqe) << qp->sq_depth_log);
-	hrtimer_try_to_cancel(&qp->timer);
 	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
 	WRITE_ONCE(qp->dbrec->rq_need_kick, 0);
 }
@@ -230,15 +245,10 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 	}
 	if (mask & ERI_QP_ATTR_DEST_QPN)
 		qp->dest_qpn = le32_to_cpu(attr->dest_qpn);
-	if (mask & ERI_QP_ATTR_RQ_PSN) {
-		qp->epsn = le32_to_cpu(attr->rq_psn) & ERI_PSN_MASK;
-		qp->nak_sent = false;
-	}
-	if (mask & ERI_QP_ATTR_SQ_PSN) {
-		qp->snd_psn = le32_to_cpu(attr->sq_psn) & ERI_PSN_MASK;
-		qp->snd_una = qp->snd_psn;
-		qp->snd_max = qp->snd_psn;
-	}
+	if (mask & ERI_QP_ATTR_RQ_PSN)
+		eri_sim_psn_map_init(&qp->rmap, le32_to_cpu(attr->rq_psn));
+	if (mask & ERI_QP_ATTR_SQ_PSN)
+		eri_sim_sb_init(&qp->sb, le32_to_cpu(attr->sq_psn));
 	if (mask & ERI_QP_ATTR_TIMEOUT)
 		qp->timeout = attr->timeout;
 	if (mask & ERI_QP_ATTR_RETRY_CNT)
@@ -331,13 +341,17 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	attr.sq_draining = qp->state == ERI_QPS_SQD &&
 			   qp->sq_comp != qp->sq_send;
 	attr.dest_qpn = cpu_to_le32(qp->dest_qpn);
-	attr.rq_psn = cpu_to_le32(qp->epsn);
-	attr.sq_psn = cpu_to_le32(qp->snd_psn);
+	attr.rq_psn = cpu_to_le32(qp->rmap.base);
+	attr.sq_psn = cpu_to_le32(qp->sb.nxt);
 	attr.flow_label = cpu_to_le32(qp->flow_label);
 	attr.sq_kicks = cpu_to_le64(atomic64_read(&qp->sq_kicks));
 	attr.tx_pkts = cpu_to_le64(qp->tx_pkts);
 	attr.rx_pkts = cpu_to_le64(qp->rx_pkts);
 	attr.retrans_pkts = cpu_to_le64(qp->retrans_pkts);
+	attr.ooo_pkts = cpu_to_le64(qp->ooo_pkts);
+	attr.cwnd = cpu_to_le32(ERI_SIM_WINDOW_PKTS);
+	attr.srtt_us = cpu_to_le32(div_u64(qp->sb.srtt_ns, NSEC_PER_USEC));
+	attr.cc_algo = ERI_CC_FIXED;
 	memcpy(attr.sgid, qp->sgid, sizeof(attr.sgid));
 	memcpy(attr.dgid, qp->dgid, sizeof(attr.dgid));
 	spin_unlock_bh(&qp->lock);
@@ -355,12 +369,14 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp)
 	spin_unlock_bh(&qp->lock);
 	/* Neither re-arms the other once @dead is set. */
 	hrtimer_cancel(&qp->timer);
+	hrtimer_cancel(&qp->ack_timer);
 	cancel_work_sync(&qp->tx_work);
 	eri_sim_qp_put(qp);
 	wait_for_completion(&qp->unused);
 	qp->scq->users--;
 	qp->rcq->users--;
 	dst_cache_destroy(&qp->dst_cache);
+	kvfree(qp->rwqe);
 	kvfree(qp->swqe);
 	kfree_rcu(qp, rcu);
 }
@@ -387,24 +403,19 @@ void eri_sim_qps_destroy(struct eri_sim_dev *sdev)
 }
 
 /*
- * Flush the receive queue: the WQE in use and every one posted; qp->lock
+ * Flush the receive queue: the WQEs taken and every one posted; qp->lock
  * held, QP in ERR.
  */
 static void eri_sim_qp_flush_rq_locked(struct eri_sim_qp *qp)
 {
 	u16 pi;
 
-	if (qp->have_rwqe) {
-		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
-						ERI_CQE_STS_WR_FLUSH_ERR, 0, 0,
-						0, 0);
-	}
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
 	if (eri_ring_used(pi, qp->rq_ci) > (1U << qp->rq_depth_log))
 		pi = qp->rq_ci + (1U << qp->rq_depth_log);
+	/* Taken WQEs lie between rq_ci and pi: they flush in ring order. */
 	while (qp->rq_ci != pi) {
-		/* Nothing of the WQE is read: it only completes. */
-		qp->have_rwqe = true;
+		/* Nothing of an untaken WQE is read: it only completes. */
 		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
 						ERI_CQE_STS_WR_FLUSH_ERR, 0, 0,
 						0, 0);
@@ -479,14 +490,15 @@ void eri_sim_qp_error_locked(struct eri_sim_qp *qp, u8 event)
 	qp->state = ERI_QPS_ERR;
 	qp->rnr_wait = false;
 	hrtimer_try_to_cancel(&qp->timer);
+	hrtimer_try_to_cancel(&qp->ack_timer);
 	eri_sim_qp_flush_locked(qp);
 	if (event)
 		eri_sim_aeq_post(qp->sdev, event, qp->qpn, 0);
 }
 
 /**
- * eri_sim_qp_complete_recv_locked - complete the receive WQE in use
- * @qp: the QP, with @have_rwqe set
+ * eri_sim_qp_complete_recv_locked - complete the receive WQE at rq_ci
+ * @qp: the QP
  * @opcode: ERI_CQE_OP_RECV or ERI_CQE_OP_RECV_WRITE_IMM
  * @status: enum eri_cqe_status
  * @len: bytes received
@@ -512,9 +524,12 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 	};
 
 	lockdep_assert_held(&qp->lock);
-	qp->have_rwqe = false;
-	qp->in_msg = false;
+	qp->rwqe[qp->rq_ci % ERI_SIM_RQ_AHEAD].done = false;
 	qp->rq_ci++;
+	qp->rcv_msn++;
+	/* A flushed WQE that was never taken. */
+	if ((s16)(qp->rq_take - qp->rq_ci) < 0)
+		qp->rq_take = qp->rq_ci;
 	if (eri_sim_cq_post(qp->rcq, &cqe) && qp->state != ERI_QPS_ERR)
 		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 }

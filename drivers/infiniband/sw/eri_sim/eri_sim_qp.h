@@ -18,8 +18,9 @@
 #include <net/dst_cache.h>
 
 #include "eri_sim.h"
+#include "eri_sim_rel.h"
 
-/* Packets a QP may have unacknowledged (the congestion window's place). */
+/* Packets a QP may have in flight (the congestion window's place). */
 #define ERI_SIM_WINDOW_PKTS	128
 /* Response packets one READ request asks for at most. */
 #define ERI_SIM_READ_CHUNK_PKTS	32
@@ -29,6 +30,14 @@
 #define ERI_SIM_ACK_EVERY	8
 /* Lower bound of the retransmission timeout. */
 #define ERI_SIM_MIN_RTO_NS	(1 * NSEC_PER_MSEC)
+/* Lower bound of the tail-loss probe timeout. */
+#define ERI_SIM_MIN_PTO_NS	(200 * NSEC_PER_USEC)
+/* The responder acknowledges at the latest this long after a request. */
+#define ERI_SIM_DELACK_NS	(100 * NSEC_PER_USEC)
+/* Receive WQEs the responder may take ahead of the one completing next. */
+#define ERI_SIM_RQ_AHEAD	64
+/* READ requests the responder keeps until the PSNs before them arrive. */
+#define ERI_SIM_PEND_READS	8
 #define ERI_SIM_DEFAULT_TIMEOUT	14
 #define ERI_SIM_MAX_MSG_LEN	BIT(31)
 
@@ -71,6 +80,7 @@ struct eri_sim_swqe {
 	u64 raddr;
 	u32 first_psn;
 	u32 end_psn;		/* first PSN after the WQE's */
+	u32 msn;		/* SEND*, WRITE_IMM: receive message number */
 	union {
 		struct eri_sim_sge sge[ERI_SQ_WQE_MAX_SGE];
 		u8 data[ERI_SQ_WQE_MAX_INLINE];
@@ -78,11 +88,28 @@ struct eri_sim_swqe {
 	};
 };
 
-/* A receive WQE as the device copied and checked it. */
+/*
+ * A receive WQE as the device copied and checked it, and the completion of
+ * the message placed into it, once its last packet arrived (@done).
+ */
 struct eri_sim_rwqe {
 	u8 num_sge;
 	u32 length;
 	struct eri_sim_sge sge[ERI_RQ_WQE_MAX_SGE];
+	bool done;
+	u8 opcode;		/* ERI_CQE_OP_RECV or _RECV_WRITE_IMM */
+	u32 flags;		/* ERI_CQE_HDR_* */
+	u32 byte_len;
+	u32 last_psn;
+	__be32 imm;
+	u32 inv_rkey;		/* SEND_INV: invalidated when it completes */
+};
+
+/* A READ request that arrived before the PSNs ahead of it. */
+struct eri_sim_pend_read {
+	bool used;
+	u32 psn;
+	struct eri_wire_hdr hdr;
 };
 
 struct eri_sim_qp {
@@ -132,44 +159,41 @@ struct eri_sim_qp {
 	u64 tx_pkts;
 	u64 rx_pkts;
 	u64 retrans_pkts;
+	u64 ooo_pkts;
 
 	/* Requester. */
 	struct eri_sim_swqe *swqe;	/* by SQ slot */
 	u16 sq_fetch;		/* next ring index to copy */
-	u16 sq_send;		/* WQE that holds snd_psn */
+	u16 sq_send;		/* WQE that holds the next new PSN (sb.nxt) */
 	u16 sq_comp;		/* oldest WQE not completed */
-	u32 snd_psn;		/* next PSN to send */
-	u32 snd_una;		/* oldest PSN not acknowledged */
-	u32 snd_max;		/* first PSN never sent */
+	u32 snd_msn;		/* msn of the next SEND or WRITE_IMM */
+	u32 inv_end_psn;	/* end_psn of the newest SEND_INV */
+	bool inv_out;		/* @inv_end_psn not delivered yet */
+	struct eri_sim_sb sb;	/* PSNs in flight; sb.nxt: next new PSN */
 	ktime_t deadline;	/* when the timer is due */
-	u32 rewound_at;		/* snd_una of the last fast rewind */
-	u8 retries;
+	u64 rto_at;		/* ns: when the retransmission timeout is due */
+	u8 retries;		/* timeouts without progress */
 	u8 rnr_retries;
 	bool rnr_wait;
+	bool timer_probe;	/* the timer due sends a tail-loss probe */
+	bool probe_out;		/* a probe left since the last progress */
 	bool drained_sent;
 	struct hrtimer timer;
 	struct work_struct tx_work;
 
 	/* Responder. */
-	u32 epsn;		/* next PSN expected */
-	bool nak_sent;		/* a SEQ_NAK for epsn is out */
-	u16 rq_ci;		/* next receive WQE to take */
-	bool in_msg;		/* a SEND or WRITE_IMM is half received */
-	bool have_rwqe;		/* @rwqe is taken from the ring */
-	u32 msg_off;		/* bytes of the message received */
-	struct eri_sim_rwqe rwqe;
+	struct eri_sim_psn_map rmap;	/* rmap.base: next PSN expected */
+	u16 rq_ci;		/* receive WQE that completes next */
+	u16 rq_take;		/* next receive WQE to copy from the ring */
+	u32 rcv_msn;		/* msn of the message for WQE @rq_ci */
+	struct eri_sim_rwqe *rwqe;	/* ERI_SIM_RQ_AHEAD, by ring index */
+	struct eri_sim_pend_read pend_read[ERI_SIM_PEND_READS];
+	u32 unacked;		/* requests since the last ACK */
+	u32 ack_psn_trig;	/* PSN of the request an ACK answers */
+	__be32 ts_recent;	/* ts of that request, echoed */
+	bool ce_seen;		/* a request arrived marked CE since the ACK */
+	struct hrtimer ack_timer;
 };
-
-static inline u32 eri_psn_add(u32 psn, u32 n)
-{
-	return (psn + n) & ERI_PSN_MASK;
-}
-
-/* Signed distance a - b in the 24-bit PSN space. */
-static inline s32 eri_psn_diff(u32 a, u32 b)
-{
-	return (s32)((a - b) << 8) >> 8;
-}
 
 static inline void eri_sim_stat_add(struct eri_sim_dev *sdev,
 				    enum eri_stat stat, u64 val)
@@ -211,17 +235,20 @@ int eri_sim_sgl_copy(struct eri_sim_qp *qp, const struct eri_sim_sge *sge,
 void eri_sim_req_run_locked(struct eri_sim_qp *qp);
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
-			   const void *payload, u32 len);
+			   const void *payload, u32 len, bool ce);
 void eri_sim_req_timeout_locked(struct eri_sim_qp *qp);
 void eri_sim_req_complete_locked(struct eri_sim_qp *qp,
 				 struct eri_sim_swqe *w, u8 status);
-u64 eri_sim_rto_ns(const struct eri_sim_qp *qp);
+void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn);
+u64 eri_sim_rto_max_ns(const struct eri_sim_qp *qp);
 u64 eri_sim_rnr_ns(u8 timer);
 
 /* eri_sim_resp.c */
 void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 			    const struct eri_wire_hdr *hdr,
-			    const void *payload, u32 len);
+			    const void *payload, u32 len, bool ce);
+void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn);
+void eri_sim_resp_ack_timeout_locked(struct eri_sim_qp *qp);
 
 /* eri_sim_net.c */
 int eri_sim_net_attach(struct eri_sim_dev *sdev);
@@ -233,5 +260,6 @@ struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb);
 void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 			     u32 aux);
+u32 eri_sim_now32(void);
 
 #endif /* _ERI_SIM_QP_H_ */

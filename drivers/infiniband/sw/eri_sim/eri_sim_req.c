@@ -2,8 +2,14 @@
 /*
  * eri_sim requester: copies send WQEs out of the send queue, cuts them into
  * packets, keeps a window of packets in flight, and completes WQEs as the
- * responder acknowledges them.  Reliability is version 1 of the wire
- * protocol: cumulative ACKs, go-back-N on a sequence NAK or a timeout.
+ * responder acknowledges them.
+ *
+ * Reliability is version 2 of the wire protocol (Documentation/infiniband/
+ * eri.rst, "Reliability"): a scoreboard (qp->sb, eri_sim_rel.c) of the PSNs
+ * in flight that ACKs (cumulative PSN plus SACK words) and READ responses
+ * mark delivered; selective repeat of the PSNs declared lost, by SACK
+ * evidence or time (fast retransmit), by a tail-loss probe, or by the
+ * retransmission timeout, which backs off exponentially.
  *
  * Everything here runs with qp->lock held.
  */
@@ -23,17 +29,42 @@ u64 eri_sim_rnr_ns(u8 timer)
 	return (u64)eri_sim_rnr_10us[timer & 31] * 10 * NSEC_PER_USEC;
 }
 
-/* 4.096 us * 2^timeout, with 0 (infinite) taken as the default. */
-u64 eri_sim_rto_ns(const struct eri_sim_qp *qp)
+/*
+ * The upper bound of the retransmission timeout: 4.096 us * 2^timeout,
+ * with 0 (infinite) taken as the default.
+ */
+u64 eri_sim_rto_max_ns(const struct eri_sim_qp *qp)
 {
 	u32 t = qp->timeout ? qp->timeout : ERI_SIM_DEFAULT_TIMEOUT;
 
 	return max_t(u64, 4096ULL << t, ERI_SIM_MIN_RTO_NS);
 }
 
-static u32 eri_sim_req_inflight(const struct eri_sim_qp *qp)
+/**
+ * eri_sim_req_reset_locked - forget the requester's state
+ * @qp: the QP
+ * @psn: the next PSN to send
+ *
+ * qp->lock held.
+ */
+void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 {
-	return eri_psn_diff(qp->snd_psn, qp->snd_una);
+	lockdep_assert_held(&qp->lock);
+	eri_sim_sb_init(&qp->sb, psn);
+	qp->snd_msn = 0;
+	qp->inv_out = false;
+	qp->retries = 0;
+	qp->rnr_retries = 0;
+	qp->rnr_wait = false;
+	qp->probe_out = false;
+	qp->timer_probe = false;
+	hrtimer_try_to_cancel(&qp->timer);
+}
+
+/* Packets the QP may have in the network. */
+static u32 eri_sim_req_window(const struct eri_sim_qp *qp)
+{
+	return ERI_SIM_WINDOW_PKTS;
 }
 
 static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 ns)
@@ -41,6 +72,30 @@ static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 ns)
 	lockdep_assert_held(&qp->lock);
 	qp->deadline = ktime_add_ns(ktime_get(), ns);
 	hrtimer_start(&qp->timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+}
+
+/*
+ * (Re)start the retransmission timeout from now, and before it the
+ * tail-loss probe unless one is out already.
+ */
+static void eri_sim_req_arm_rto_locked(struct eri_sim_qp *qp, u64 now)
+{
+	u64 max = eri_sim_rto_max_ns(qp);
+	u64 rto = eri_sim_sb_rto(&qp->sb, qp->retries, ERI_SIM_MIN_RTO_NS, max);
+	u64 pto;
+
+	qp->rto_at = now + rto;
+	qp->timer_probe = false;
+	if (!qp->probe_out && qp->sb.srtt_ns && !qp->retries) {
+		pto = max_t(u64, 2 * qp->sb.srtt_ns + ERI_SIM_DELACK_NS,
+			    ERI_SIM_MIN_PTO_NS);
+		if (pto < rto) {
+			qp->timer_probe = true;
+			eri_sim_req_arm_locked(qp, pto);
+			return;
+		}
+	}
+	eri_sim_req_arm_locked(qp, rto);
 }
 
 /* Packets (and so PSNs) a WQE takes: one at least. */
@@ -132,7 +187,7 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp)
 		 * requester again and it looks at sq_pi then: the producer
 		 * need not kick.  Only an idle device asks for a kick.
 		 */
-		if (eri_sim_req_inflight(qp) || qp->rnr_wait)
+		if (eri_sim_sb_span(&qp->sb) || qp->rnr_wait)
 			return false;
 		WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
 		/*
@@ -220,72 +275,70 @@ static void eri_sim_req_fail_locked(struct eri_sim_qp *qp, u8 status)
 	eri_sim_qp_error_locked(qp, 0);
 }
 
-/* Send again from the oldest unacknowledged PSN. */
-static void eri_sim_req_rewind_locked(struct eri_sim_qp *qp)
+/* The started WQE that @psn belongs to, or NULL. */
+static struct eri_sim_swqe *eri_sim_req_find_locked(struct eri_sim_qp *qp,
+						    u32 psn)
 {
-	u32 n = eri_sim_req_inflight(qp);
+	u16 i;
 
-	if (!n)
-		return;
-	eri_sim_stat_add(qp->sdev, ERI_STAT_RETRANS_PKTS, n);
-	qp->retrans_pkts += n;
-	qp->snd_psn = qp->snd_una;
-	qp->sq_send = qp->sq_comp;
-}
+	for (i = qp->sq_comp; i != qp->sq_fetch; i++) {
+		struct eri_sim_swqe *w =
+			&qp->swqe[eri_ring_slot(i, qp->sq_depth_log)];
 
-/*
- * After a rewind, acknowledgements of packets sent before it may overtake
- * the resending: do not send those again.
- */
-static void eri_sim_req_sync_locked(struct eri_sim_qp *qp)
-{
-	if (eri_psn_diff(qp->snd_una, qp->snd_psn) > 0) {
-		qp->snd_psn = qp->snd_una;
-		qp->sq_send = qp->sq_comp;
+		if (!w->started)
+			return NULL;
+		if (eri_psn_diff(psn, w->first_psn) >= 0 &&
+		    eri_psn_diff(psn, w->end_psn) < 0)
+			return w;
 	}
+	return NULL;
+}
+
+static bool eri_sim_req_uses_rq(u8 opcode)
+{
+	return opcode == ERI_SQ_OP_SEND || opcode == ERI_SQ_OP_SEND_IMM ||
+	       opcode == ERI_SQ_OP_SEND_INV || opcode == ERI_SQ_OP_WRITE_IMM;
 }
 
 /*
- * Every PSN before @ack_psn arrived: complete what that covers.  READ
- * WQEs complete only with their responses.  Return: progress was made.
+ * Complete the WQEs at the head whose every PSN was delivered, then look
+ * for losses.  Return: PSNs newly declared lost.
  */
-static bool eri_sim_req_ack_locked(struct eri_sim_qp *qp, u32 ack_psn)
+static u32 eri_sim_req_settle_locked(struct eri_sim_qp *qp, u64 now)
 {
-	bool progress = false;
+	u32 lost;
 
-	if (eri_psn_diff(ack_psn, qp->snd_una) <= 0 ||
-	    eri_psn_diff(ack_psn, qp->snd_max) > 0)
-		return false;
-	while (eri_psn_diff(ack_psn, qp->snd_una) > 0) {
+	if (eri_sim_sb_advance(&qp->sb)) {
+		qp->retries = 0;
+		qp->rnr_retries = 0;
+		qp->probe_out = false;
+		if (eri_sim_sb_span(&qp->sb))
+			eri_sim_req_arm_rto_locked(qp, now);
+		else
+			hrtimer_try_to_cancel(&qp->timer);
+	}
+	if (qp->inv_out && eri_psn_diff(qp->sb.una, qp->inv_end_psn) >= 0)
+		qp->inv_out = false;
+	while (qp->sq_comp != qp->sq_send) {
 		struct eri_sim_swqe *w =
 			&qp->swqe[eri_ring_slot(qp->sq_comp, qp->sq_depth_log)];
 
-		if (qp->sq_comp == qp->sq_fetch || !w->started ||
-		    w->opcode == ERI_SQ_OP_READ)
+		if (!w->started)
 			break;
-		if (eri_psn_diff(ack_psn, w->end_psn) < 0) {
-			qp->snd_una = ack_psn;
-			progress = true;
-			break;
+		if (w->status) {
+			eri_sim_req_fail_locked(qp, w->status);
+			return 0;
 		}
-		qp->snd_una = w->end_psn;
-		progress = true;
+		if (eri_psn_diff(qp->sb.una, w->end_psn) < 0)
+			break;
 		eri_sim_req_complete_locked(qp, w, ERI_CQE_STS_SUCCESS);
 		if (qp->state == ERI_QPS_ERR)
-			return true;
+			return 0;
 	}
-	eri_sim_req_sync_locked(qp);
-	return progress;
-}
-
-static void eri_sim_req_progress_locked(struct eri_sim_qp *qp)
-{
-	qp->retries = 0;
-	qp->rnr_retries = 0;
-	if (eri_sim_req_inflight(qp))
-		eri_sim_req_arm_locked(qp, eri_sim_rto_ns(qp));
-	else
-		hrtimer_try_to_cancel(&qp->timer);
+	lost = eri_sim_sb_detect_loss(&qp->sb, now);
+	if (lost)
+		eri_sim_stat_add(qp->sdev, ERI_STAT_FAST_RETRANS, lost);
+	return lost;
 }
 
 static u8 eri_sim_req_wire_opcode(u8 opcode)
@@ -308,36 +361,42 @@ static u8 eri_sim_req_wire_opcode(u8 opcode)
 
 static void eri_sim_req_fill_hdr(struct eri_sim_qp *qp,
 				 const struct eri_sim_swqe *w,
-				 struct eri_wire_hdr *hdr, u32 off)
+				 struct eri_wire_hdr *hdr, u32 psn, u32 off,
+				 u8 flags)
 {
 	hdr->opcode = eri_sim_req_wire_opcode(w->opcode);
 	hdr->dqpn = cpu_to_be32(qp->dest_qpn);
 	hdr->sqpn = cpu_to_be32(qp->qpn);
-	hdr->psn = cpu_to_be32(qp->snd_psn);
+	hdr->psn = cpu_to_be32(psn);
 	hdr->offset = cpu_to_be32(off);
 	hdr->rkey = cpu_to_be32(w->rkey);
 	hdr->raddr = cpu_to_be64(w->raddr);
+	hdr->msn = cpu_to_be32(w->msn);
+	hdr->ts = cpu_to_be32(eri_sim_now32());
 	if (w->opcode == ERI_SQ_OP_SEND_INV)
 		hdr->imm = cpu_to_be32(w->inv_rkey);
 	else
 		hdr->imm = w->imm;
+	/* After a SEND_INV not yet delivered, nothing overtakes it. */
+	if (qp->inv_out && eri_psn_diff(psn, qp->inv_end_psn) >= 0)
+		flags |= ERI_WIRE_INORDER;
+	hdr->flags = flags;
 }
 
-/* Send the packet of @w at qp->snd_psn. */
+/* Send the packet of @w at @psn. */
 static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
-					struct eri_sim_swqe *w, u32 inflight)
+					struct eri_sim_swqe *w, u32 psn,
+					u8 flags, u64 now)
 {
-	u32 off = eri_psn_diff(qp->snd_psn, w->first_psn) * qp->mtu;
+	u32 off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	u32 len = min(qp->mtu, w->length - off);
 	struct eri_wire_hdr *hdr;
 	struct sk_buff *skb;
-	u8 flags = 0;
 	int ret;
 
 	skb = eri_sim_pkt_alloc(qp, len, &hdr);
 	if (!skb)
 		return -ENOMEM;
-	eri_sim_req_fill_hdr(qp, w, hdr, off);
 	hdr->msg_len = cpu_to_be32(w->length);
 	if (!off)
 		flags |= ERI_WIRE_FIRST;
@@ -346,10 +405,10 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 		if (w->solicited)
 			flags |= ERI_WIRE_SOLICITED;
 	}
-	if (!((qp->snd_psn + 1) % ERI_SIM_ACK_EVERY) ||
-	    inflight + 1 >= ERI_SIM_WINDOW_PKTS)
+	if (!((psn + 1) % ERI_SIM_ACK_EVERY) ||
+	    eri_sim_sb_pipe(&qp->sb) + 1 >= eri_sim_req_window(qp))
 		flags |= ERI_WIRE_ACK_REQ;
-	hdr->flags = flags;
+	eri_sim_req_fill_hdr(qp, w, hdr, psn, off, flags);
 	if (w->inline_data) {
 		memcpy(hdr + 1, w->data + off, len);
 	} else {
@@ -362,37 +421,66 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, len);
 	eri_sim_pkt_xmit(qp, skb);
-	qp->snd_psn = eri_psn_add(qp->snd_psn, 1);
-	if (eri_psn_diff(qp->snd_psn, qp->snd_max) > 0)
-		qp->snd_max = qp->snd_psn;
+	eri_sim_sb_sent(&qp->sb, psn, false, now);
 	return 0;
 }
 
-/* Ask for the next chunk of a READ at qp->snd_psn. */
+/* Ask for @pkts response packets of the READ @w from @psn on. */
 static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
-					struct eri_sim_swqe *w, u32 inflight)
+					struct eri_sim_swqe *w, u32 psn,
+					u32 pkts, u8 flags, u64 now)
 {
-	u32 done = eri_psn_diff(qp->snd_psn, w->first_psn);
-	u32 pkts = min3((u32)eri_psn_diff(w->end_psn, qp->snd_psn),
-			(u32)ERI_SIM_READ_CHUNK_PKTS,
-			ERI_SIM_WINDOW_PKTS - inflight);
-	u32 off = done * qp->mtu;
+	u32 off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	u32 len = min_t(u64, (u64)pkts * qp->mtu, w->length - off);
 	struct eri_wire_hdr *hdr;
 	struct sk_buff *skb;
+	u32 i;
 
 	skb = eri_sim_pkt_alloc(qp, 0, &hdr);
 	if (!skb)
 		return -ENOMEM;
-	eri_sim_req_fill_hdr(qp, w, hdr, off);
-	hdr->flags = ERI_WIRE_FIRST | ERI_WIRE_LAST;
+	eri_sim_req_fill_hdr(qp, w, hdr, psn, off,
+			     flags | ERI_WIRE_FIRST | ERI_WIRE_LAST);
 	hdr->msg_len = cpu_to_be32(len);
 	hdr->raddr = cpu_to_be64(w->raddr + off);
 	hdr->aux = cpu_to_be32(qp->mtu_log);
 	eri_sim_pkt_xmit(qp, skb);
-	qp->snd_psn = eri_psn_add(qp->snd_psn, pkts);
-	if (eri_psn_diff(qp->snd_psn, qp->snd_max) > 0)
-		qp->snd_max = qp->snd_psn;
+	for (i = 0; i < pkts; i++)
+		eri_sim_sb_sent(&qp->sb, eri_psn_add(psn, i), true, now);
+	return 0;
+}
+
+/*
+ * Send @psn again.  A READ asks again for the responses from @psn to the
+ * next one delivered (at most ERI_SIM_READ_CHUNK_PKTS).
+ */
+static int eri_sim_req_resend_locked(struct eri_sim_qp *qp, u32 psn,
+				     u8 flags, u64 now)
+{
+	struct eri_sim_swqe *w = eri_sim_req_find_locked(qp, psn);
+	u32 pkts = 1;
+	int ret;
+
+	if (!w) {
+		/* Nothing to send: forget it (cannot happen). */
+		eri_sim_sb_sent(&qp->sb, psn, false, now);
+		return 0;
+	}
+	flags |= ERI_WIRE_RETX | ERI_WIRE_ACK_REQ;
+	if (w->opcode == ERI_SQ_OP_READ) {
+		while (pkts < ERI_SIM_READ_CHUNK_PKTS &&
+		       eri_psn_diff(w->end_psn, eri_psn_add(psn, pkts)) > 0 &&
+		       !eri_sim_sb_delivered(&qp->sb, eri_psn_add(psn, pkts)))
+			pkts++;
+		ret = eri_sim_req_send_read_locked(qp, w, psn, pkts, flags,
+						   now);
+	} else {
+		ret = eri_sim_req_send_data_locked(qp, w, psn, flags, now);
+	}
+	if (ret)
+		return ret;
+	eri_sim_stat_add(qp->sdev, ERI_STAT_RETRANS_PKTS, 1);
+	qp->retrans_pkts++;
 	return 0;
 }
 
@@ -425,74 +513,123 @@ static void eri_sim_req_local_locked(struct eri_sim_qp *qp,
 	qp->sq_send = qp->sq_comp;
 }
 
+/*
+ * Send the next new packet (or READ request) of the send queue.  Return:
+ * 1 when one was sent, 0 when there is nothing to send, -ENOMEM.
+ */
+static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
+				       u64 now)
+{
+	u32 span = eri_sim_sb_span(&qp->sb);
+	struct eri_sim_swqe *w;
+	u32 psn = qp->sb.nxt;
+	int ret;
+
+	for (;;) {
+		if (span >= ERI_SIM_REL_WIN)
+			return 0;
+		if (qp->sq_send == qp->sq_fetch &&
+		    !eri_sim_req_fetch_locked(qp))
+			return 0;
+		w = &qp->swqe[eri_ring_slot(qp->sq_send, qp->sq_depth_log)];
+		if (w->status) {
+			/* A bad WQE fails once all before it completed. */
+			if (qp->sq_comp == qp->sq_send)
+				eri_sim_req_fail_locked(qp, w->status);
+			return 0;
+		}
+		if (w->started)
+			break;
+		if (qp->state == ERI_QPS_SQD)
+			return 0;
+		if ((w->fence || eri_sim_req_is_local(w)) &&
+		    qp->sq_comp != qp->sq_send)
+			return 0;
+		if (eri_sim_req_is_local(w)) {
+			eri_sim_req_local_locked(qp, w);
+			if (qp->state == ERI_QPS_ERR)
+				return 0;
+			continue;
+		}
+		w->first_psn = psn;
+		w->end_psn = eri_psn_add(psn, eri_sim_req_npkts(qp, w));
+		if (eri_sim_req_uses_rq(w->opcode))
+			w->msn = qp->snd_msn++;
+		if (w->opcode == ERI_SQ_OP_SEND_INV) {
+			qp->inv_out = true;
+			qp->inv_end_psn = w->end_psn;
+		}
+		w->started = true;
+		break;
+	}
+	if (w->opcode == ERI_SQ_OP_READ) {
+		u32 pkts = min3((u32)eri_psn_diff(w->end_psn, psn),
+				(u32)ERI_SIM_READ_CHUNK_PKTS,
+				ERI_SIM_REL_WIN - span);
+
+		ret = eri_sim_req_send_read_locked(qp, w, psn,
+						   clamp(room, 1U, pkts), 0,
+						   now);
+	} else {
+		ret = eri_sim_req_send_data_locked(qp, w, psn, 0, now);
+	}
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret) {
+		/*
+		 * Its local buffer is refused: it fails at the head, once
+		 * its packets sent so far are delivered.
+		 */
+		w->status = ERI_CQE_STS_LOC_PROT_ERR;
+		w->end_psn = psn;
+		w->started = psn != w->first_psn;
+	}
+	if (w->started && qp->sb.nxt == w->end_psn)
+		qp->sq_send++;
+	return 1;
+}
+
 /**
  * eri_sim_req_run_locked - send what the window and the send queue allow
  * @qp: the QP
  *
- * qp->lock held.  Sends at most ERI_SIM_TX_BUDGET packets and leaves the
- * rest to the QP's work.
+ * qp->lock held.  Sends lost packets again first, then new ones; at most
+ * ERI_SIM_TX_BUDGET packets, the rest is left to the QP's work.
  */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 {
 	u32 budget = ERI_SIM_TX_BUDGET;
+	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&qp->lock);
 	if ((qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD) ||
 	    qp->rnr_wait || qp->dead)
 		return;
 	while (budget) {
-		u32 inflight = eri_sim_req_inflight(qp);
-		struct eri_sim_swqe *w;
+		u32 pipe = eri_sim_sb_pipe(&qp->sb);
+		u32 win = eri_sim_req_window(qp);
+		u32 psn;
 		int ret;
 
-		if (inflight >= ERI_SIM_WINDOW_PKTS)
+		if (pipe >= win)
 			break;
-		if (qp->sq_send == qp->sq_fetch &&
-		    !eri_sim_req_fetch_locked(qp))
-			break;
-		w = &qp->swqe[eri_ring_slot(qp->sq_send, qp->sq_depth_log)];
-		if (w->status) {
-			/* A bad WQE fails once all before it completed. */
-			if (qp->sq_comp == qp->sq_send)
-				eri_sim_req_fail_locked(qp, w->status);
-			break;
-		}
-		if (!w->started) {
-			if (qp->state == ERI_QPS_SQD)
-				break;
-			if ((w->fence || eri_sim_req_is_local(w)) &&
-			    qp->sq_comp != qp->sq_send)
-				break;
-			if (eri_sim_req_is_local(w)) {
-				eri_sim_req_local_locked(qp, w);
-				if (qp->state == ERI_QPS_ERR)
-					return;
-				continue;
-			}
-			w->first_psn = qp->snd_psn;
-			w->end_psn = eri_psn_add(qp->snd_psn,
-						 eri_sim_req_npkts(qp, w));
-			w->started = true;
-		}
-		if (w->opcode == ERI_SQ_OP_READ)
-			ret = eri_sim_req_send_read_locked(qp, w, inflight);
+		if (eri_sim_sb_next_lost(&qp->sb, &psn))
+			ret = eri_sim_req_resend_locked(qp, psn, 0, now);
 		else
-			ret = eri_sim_req_send_data_locked(qp, w, inflight);
+			ret = eri_sim_req_send_new_locked(qp, win - pipe, now);
 		if (ret == -ENOMEM) {
 			/* Try again when the timer fires. */
-			eri_sim_req_arm_locked(qp, eri_sim_rto_ns(qp));
+			eri_sim_req_arm_rto_locked(qp, now);
 			return;
 		}
-		if (ret) {
-			w->status = ERI_CQE_STS_LOC_PROT_ERR;
-			continue;
-		}
+		if (ret <= 0 || qp->state == ERI_QPS_ERR)
+			break;
 		budget--;
-		if (qp->snd_psn == w->end_psn)
-			qp->sq_send++;
 	}
-	if (eri_sim_req_inflight(qp) && !hrtimer_is_queued(&qp->timer))
-		eri_sim_req_arm_locked(qp, eri_sim_rto_ns(qp));
+	if (qp->state == ERI_QPS_ERR)
+		return;
+	if (eri_sim_sb_span(&qp->sb) && !hrtimer_is_queued(&qp->timer))
+		eri_sim_req_arm_rto_locked(qp, now);
 	if (!budget)
 		queue_work(qp->sdev->qp_wq, &qp->tx_work);
 	if (qp->state == ERI_QPS_SQD && qp->sq_comp == qp->sq_send &&
@@ -502,73 +639,70 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 	}
 }
 
-/* A READ response at @psn: place it if it is the next one expected. */
+/* A READ response at @psn: place it wherever it falls. */
 static void eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
 					 const void *payload, u32 len)
 {
 	struct eri_sim_swqe *w;
 	u32 off;
-	int ret;
 
-	if (eri_psn_diff(psn, qp->snd_max) >= 0)
-		return;		/* not asked for */
-	if (eri_sim_req_ack_locked(qp, psn))
-		eri_sim_req_progress_locked(qp);
-	if (qp->state == ERI_QPS_ERR)
-		return;
-	if (psn != qp->snd_una) {
-		/* A response went missing: ask again, once per hole. */
-		if (eri_psn_diff(psn, qp->snd_una) > 0 &&
-		    qp->rewound_at != (qp->snd_una | BIT(31))) {
-			qp->rewound_at = qp->snd_una | BIT(31);
-			eri_sim_req_rewind_locked(qp);
-		}
+	if (eri_sim_sb_delivered(&qp->sb, psn)) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
 		return;
 	}
-	w = &qp->swqe[eri_ring_slot(qp->sq_comp, qp->sq_depth_log)];
-	if (qp->sq_comp == qp->sq_fetch || !w->started ||
-	    w->opcode != ERI_SQ_OP_READ)
-		return;
+	w = eri_sim_req_find_locked(qp, psn);
+	if (!w || w->opcode != ERI_SQ_OP_READ || w->status)
+		return;		/* not asked for */
 	off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	if (len != min(qp->mtu, w->length - off))
 		return;
-	ret = eri_sim_sgl_copy(qp, w->sge, w->num_sge, off, (void *)payload,
-			       len, true);
-	if (ret) {
-		eri_sim_req_fail_locked(qp, ERI_CQE_STS_LOC_PROT_ERR);
+	if (eri_sim_sgl_copy(qp, w->sge, w->num_sge, off, (void *)payload,
+			     len, true)) {
+		/* It fails when it reaches the head. */
+		w->status = ERI_CQE_STS_LOC_PROT_ERR;
 		return;
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
-	qp->snd_una = eri_psn_add(qp->snd_una, 1);
-	if (qp->snd_una == w->end_psn)
-		eri_sim_req_complete_locked(qp, w, ERI_CQE_STS_SUCCESS);
-	eri_sim_req_sync_locked(qp);
-	eri_sim_req_progress_locked(qp);
+	eri_sim_sb_deliver(&qp->sb, psn);
 }
 
+/* A NAK about @psn, every PSN before which arrived. */
 static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
-				   u32 ack_psn, u32 aux)
+				   u32 psn, u32 aux)
 {
-	if (eri_sim_req_ack_locked(qp, ack_psn))
-		eri_sim_req_progress_locked(qp);
-	if (qp->state == ERI_QPS_ERR || ack_psn != qp->snd_una ||
-	    !eri_sim_req_inflight(qp))
-		return;
+	struct eri_sim_swqe *w;
+
+	if (eri_psn_diff(psn, qp->sb.una) < 0 ||
+	    eri_psn_diff(psn, qp->sb.nxt) >= 0 ||
+	    eri_sim_sb_delivered(&qp->sb, psn))
+		return;		/* stale */
 	switch (syndrome) {
-	case ERI_SYN_SEQ_NAK:
-		eri_sim_req_rewind_locked(qp);
-		break;
 	case ERI_SYN_RNR_NAK:
+		if (qp->rnr_wait)
+			return;
 		/* rnr_retry 7 means retry forever. */
 		if (qp->rnr_retry != 7 && qp->rnr_retries >= qp->rnr_retry) {
 			eri_sim_req_fail_locked(qp, ERI_CQE_STS_RNR_RETRY_EXC_ERR);
 			return;
 		}
 		qp->rnr_retries++;
-		eri_sim_req_rewind_locked(qp);
+		/* Everything not delivered goes again after the wait. */
+		eri_sim_sb_lose_all(&qp->sb);
 		qp->rnr_wait = true;
+		qp->timer_probe = false;
 		eri_sim_req_arm_locked(qp, eri_sim_rnr_ns(aux));
+		return;
+	case ERI_SYN_SEQ_NAK:
+		return;		/* version 1 only */
+	default:
 		break;
+	}
+	/* A refusal: it is about the oldest WQE once all before arrived. */
+	w = &qp->swqe[eri_ring_slot(qp->sq_comp, qp->sq_depth_log)];
+	if (psn != qp->sb.una || qp->sq_comp == qp->sq_fetch ||
+	    eri_sim_req_find_locked(qp, psn) != w)
+		return;
+	switch (syndrome) {
 	case ERI_SYN_INV_REQ_NAK:
 		eri_sim_req_fail_locked(qp, ERI_CQE_STS_REM_INV_REQ_ERR);
 		break;
@@ -587,61 +721,103 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
  * @hdr: the packet's header
  * @payload: its payload
  * @len: payload bytes
+ * @ce: the packet arrived marked CE
  *
  * qp->lock held.
  */
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
-			   const void *payload, u32 len)
+			   const void *payload, u32 len, bool ce)
 {
+	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
 	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
 	u32 ack_psn = be32_to_cpu(hdr->ack_psn) & ERI_PSN_MASK;
+	u32 rtt = eri_sim_now32() - be32_to_cpu(hdr->ts_echo);
+	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
 		return;
+	/* An echo from the future or older than 2^31 ns is no sample. */
+	if (hdr->ts_echo && rtt < BIT(31))
+		eri_sim_sb_rtt_sample(&qp->sb, rtt);
+	if (hdr->flags & ERI_WIRE_ECE)
+		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
+	if (eri_psn_diff(ack_psn, qp->sb.nxt) > 0)
+		return;		/* acknowledges what was never sent */
 	if (hdr->opcode == ERI_OP_READ_RESP) {
+		eri_sim_sb_ack(&qp->sb, ack_psn, no_sack);
 		eri_sim_req_read_resp_locked(qp, psn, payload, len);
-	} else if (hdr->syndrome == ERI_SYN_ACK) {
-		if (eri_sim_req_ack_locked(qp, ack_psn))
-			eri_sim_req_progress_locked(qp);
 	} else {
-		eri_sim_req_nak_locked(qp, hdr->syndrome, ack_psn,
+		eri_sim_sb_ack(&qp->sb, ack_psn, hdr->syndrome == ERI_SYN_ACK ?
+				hdr->sack : no_sack);
+	}
+	eri_sim_req_settle_locked(qp, now);
+	if (qp->state == ERI_QPS_ERR)
+		return;
+	if (hdr->opcode == ERI_OP_ACK && hdr->syndrome != ERI_SYN_ACK) {
+		eri_sim_req_nak_locked(qp, hdr->syndrome, psn,
 				       be32_to_cpu(hdr->aux));
+		if (qp->state == ERI_QPS_ERR)
+			return;
 	}
 	eri_sim_req_run_locked(qp);
+}
+
+/* The tail-loss probe: send the newest packet not delivered again. */
+static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
+{
+	u32 psn;
+
+	qp->probe_out = true;
+	if (!eri_sim_sb_last_unsacked(&qp->sb, &psn))
+		return;
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TLPS, 1);
+	eri_sim_req_resend_locked(qp, psn, ERI_WIRE_PROBE, now);
+	if (qp->rto_at > now)
+		eri_sim_req_arm_locked(qp, qp->rto_at - now);
+	else
+		eri_sim_req_arm_locked(qp, 0);
 }
 
 /**
  * eri_sim_req_timeout_locked - the QP's timer fired
  * @qp: the QP
  *
- * qp->lock held.  Ends an RNR wait, or resends what is unacknowledged, or
- * fails the oldest WQE once retry_cnt retries went unanswered.
+ * qp->lock held.  Ends an RNR wait, or sends a tail-loss probe, or (the
+ * retransmission timeout) declares everything in flight lost and backs
+ * off; it fails the oldest WQE once retry_cnt timeouts went unanswered.
  */
 void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 {
-	ktime_t now = ktime_get();
+	ktime_t know = ktime_get();
+	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
 		return;
-	if (ktime_before(now, qp->deadline)) {
+	if (ktime_before(know, qp->deadline)) {
 		/* Re-armed while this expiry was on its way. */
-		hrtimer_start(&qp->timer, ktime_sub(qp->deadline, now),
+		hrtimer_start(&qp->timer, ktime_sub(qp->deadline, know),
 			      HRTIMER_MODE_REL_SOFT);
 		return;
 	}
 	if (qp->rnr_wait) {
 		qp->rnr_wait = false;
-	} else if (eri_sim_req_inflight(qp)) {
+	} else if (eri_sim_sb_span(&qp->sb)) {
+		if (qp->timer_probe) {
+			qp->timer_probe = false;
+			eri_sim_req_probe_locked(qp, now);
+			return;
+		}
 		eri_sim_stat_add(qp->sdev, ERI_STAT_TIMEOUTS, 1);
 		if (qp->retries >= qp->retry_cnt) {
 			eri_sim_req_fail_locked(qp, ERI_CQE_STS_RETRY_EXC_ERR);
 			return;
 		}
 		qp->retries++;
-		eri_sim_req_rewind_locked(qp);
+		eri_sim_sb_lose_all(&qp->sb);
+		eri_sim_req_arm_rto_locked(qp, now);
 	}
 	eri_sim_req_run_locked(qp);
 }

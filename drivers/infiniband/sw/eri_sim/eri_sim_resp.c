@@ -1,9 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * eri_sim responder: executes the peer's requests in PSN order, places
- * their data, completes receive WQEs and answers with ACKs, NAKs and READ
- * responses.  Packets are hostile: every field is checked before it is
- * used, and a request the responder cannot execute gets a NAK.
+ * eri_sim responder: places the peer's requests as they arrive, in any
+ * order, executes what needs order (READs, completions, invalidations) in
+ * PSN order, and answers with ACKs carrying SACK words, NAKs and READ
+ * responses.  Packets are hostile: every field is checked before it is used.
+ *
+ * A packet that arrives ahead of a gap (out of order) is placed only if it
+ * can be placed without error; otherwise it is dropped, and the requester
+ * sends it again, until it arrives in order and its error is answered
+ * there.  So errors, RNR NAKs and completions all happen in PSN order.
+ *
+ * A SEND's receive WQE is known before its turn: SENDs and WRITE_IMMs
+ * carry their message number (msn), receive WQEs are consumed in msn order,
+ * and the responder copies WQEs from the ring ahead (at most
+ * ERI_SIM_RQ_AHEAD, never past the producer index) into qp->rwqe.
  *
  * Everything here runs with qp->lock held.
  */
@@ -17,14 +27,40 @@
 /* Largest payload of one packet: the largest path MTU. */
 #define ERI_SIM_MAX_PAYLOAD		4096
 
+/**
+ * eri_sim_resp_reset_locked - forget the responder's state
+ * @qp: the QP
+ * @psn: the next PSN expected
+ *
+ * qp->lock held.
+ */
+void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn)
+{
+	lockdep_assert_held(&qp->lock);
+	eri_sim_psn_map_init(&qp->rmap, psn);
+	qp->rq_ci = 0;
+	qp->rq_take = 0;
+	qp->rcv_msn = 0;
+	memset(qp->rwqe, 0, sizeof(*qp->rwqe) * ERI_SIM_RQ_AHEAD);
+	memset(qp->pend_read, 0, sizeof(qp->pend_read));
+	qp->unacked = 0;
+	qp->ce_seen = false;
+	hrtimer_try_to_cancel(&qp->ack_timer);
+}
+
+static struct eri_sim_rwqe *eri_sim_resp_rwqe(struct eri_sim_qp *qp, u16 idx)
+{
+	return &qp->rwqe[idx % ERI_SIM_RQ_AHEAD];
+}
+
 /*
- * Take the next receive WQE if there is none in use.  Return: 1 when one is
- * in use, 0 when the queue is empty, -EINVAL when the WQE or the index is
+ * Copy the next receive WQE from the ring.  Return: 1 when one was taken,
+ * 0 when the ring holds no more, -EINVAL when the WQE or the index is
  * malformed (the QP is then in ERR).
  */
-static int eri_sim_resp_take_rwqe_locked(struct eri_sim_qp *qp)
+static int eri_sim_resp_take_one_locked(struct eri_sim_qp *qp)
 {
-	struct eri_sim_rwqe *r = &qp->rwqe;
+	struct eri_sim_rwqe *r = eri_sim_resp_rwqe(qp, qp->rq_take);
 	u8 raw[ERI_RQ_WQE_SIZE];
 	const struct eri_rq_wqe_hdr *h = (const void *)raw;
 	const struct eri_sge *sge = (const void *)(h + 1);
@@ -32,21 +68,22 @@ static int eri_sim_resp_take_rwqe_locked(struct eri_sim_qp *qp)
 	u16 pi;
 	u32 i;
 
-	if (qp->have_rwqe)
-		return 1;
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
-	if (pi == qp->rq_ci)
+	if (pi == qp->rq_take)
 		return 0;
-	if (eri_ring_used(pi, qp->rq_ci) > (1U << qp->rq_depth_log)) {
+	if (eri_ring_used(pi, qp->rq_ci) > (1U << qp->rq_depth_log) ||
+	    eri_ring_used(qp->rq_take, qp->rq_ci) >
+	    eri_ring_used(pi, qp->rq_ci)) {
 		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 		return -EINVAL;
 	}
 	/* The index before the WQE; pairs with the producer's write barrier. */
 	dma_rmb();
-	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(qp->rq_ci,
+	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(qp->rq_take,
 						    qp->rq_depth_log) <<
 			      ERI_RQ_WQE_SHIFT), sizeof(raw));
-	qp->have_rwqe = true;
+	memset(r, 0, sizeof(*r));
+	qp->rq_take++;
 	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
 	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
 		goto err_bad_wqe;
@@ -62,21 +99,47 @@ static int eri_sim_resp_take_rwqe_locked(struct eri_sim_qp *qp)
 	return 1;
 
 err_bad_wqe:
-	eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
-					ERI_CQE_STS_LOC_QP_OP_ERR, 0, 0, 0, 0);
+	/* The next to complete fails; WQEs before it are flushed first. */
+	if ((u16)(qp->rq_take - 1) == qp->rq_ci)
+		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
+						ERI_CQE_STS_LOC_QP_OP_ERR, 0,
+						0, 0, 0);
 	eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 	return -EINVAL;
 }
 
 /*
- * Refuse the request at epsn: NAK it, fail the receive WQE in use with
- * @recv_status (if not 0), and put the QP in ERR.
+ * The receive WQE of message @msn, taken from the ring if need be.
+ * Return: 1 with *@r set, 0 when it is not posted yet, -EINVAL when the
+ * message number is out of reach (or the ring broken: QP in ERR).
+ */
+static int eri_sim_resp_rwqe_locked(struct eri_sim_qp *qp, u32 msn,
+				    struct eri_sim_rwqe **r)
+{
+	u32 k = msn - qp->rcv_msn;
+	int ret;
+
+	if (k >= ERI_SIM_RQ_AHEAD)
+		return -EINVAL;
+	while (eri_ring_used(qp->rq_take, qp->rq_ci) <= k) {
+		ret = eri_sim_resp_take_one_locked(qp);
+		if (ret <= 0)
+			return ret;
+	}
+	*r = eri_sim_resp_rwqe(qp, qp->rq_ci + k);
+	return 1;
+}
+
+/*
+ * Refuse the request at the next expected PSN: NAK it, fail the receive
+ * WQE completing next with @recv_status (if not 0 and taken), and put the
+ * QP in ERR.
  */
 static void eri_sim_resp_fail_locked(struct eri_sim_qp *qp, u8 syndrome,
 				     u8 recv_status)
 {
-	eri_sim_send_ack_locked(qp, syndrome, qp->epsn, 0);
-	if (qp->have_rwqe && recv_status)
+	eri_sim_send_ack_locked(qp, syndrome, qp->rmap.base, 0);
+	if (qp->rq_take != qp->rq_ci && recv_status)
 		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
 						recv_status, 0, 0, 0, 0);
 	eri_sim_qp_error_locked(qp, syndrome == ERI_SYN_ACCESS_NAK ?
@@ -85,161 +148,170 @@ static void eri_sim_resp_fail_locked(struct eri_sim_qp *qp, u8 syndrome,
 }
 
 /*
- * Start or continue a message that consumes (SEND) or may consume
- * (WRITE_IMM) a receive WQE.  Return: 0 to go on, else the packet is
- * answered and done with.
+ * The receive WQE a SEND or WRITE_IMM packet needs.  In order, a failure
+ * is answered (RNR NAK, or NAK and ERR); out of order the packet is only
+ * dropped.  Return: the WQE, or NULL.
  */
-static int eri_sim_resp_msg_locked(struct eri_sim_qp *qp,
-				   const struct eri_wire_hdr *hdr,
-				   u32 psn, bool needs_rwqe)
+static struct eri_sim_rwqe *
+eri_sim_resp_msg_rwqe_locked(struct eri_sim_qp *qp,
+			     const struct eri_wire_hdr *hdr, u32 psn,
+			     bool in_order)
 {
-	u32 off = be32_to_cpu(hdr->offset);
+	u32 msn = be32_to_cpu(hdr->msn);
+	struct eri_sim_rwqe *r;
 	int ret;
 
-	if (!(hdr->flags & ERI_WIRE_FIRST)) {
-		if (!qp->in_msg || off != qp->msg_off) {
-			eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK,
-						 ERI_CQE_STS_REM_INV_REQ_ERR);
-			return -EINVAL;
-		}
-		return 0;
+	/* In order, every earlier message completed: it must be the next. */
+	if (in_order && msn != qp->rcv_msn) {
+		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
+		return NULL;
 	}
-	if (qp->in_msg || off) {
-		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK,
-					 ERI_CQE_STS_REM_INV_REQ_ERR);
+	ret = eri_sim_resp_rwqe_locked(qp, msn, &r);
+	if (ret > 0 && r->done) {
+		/* Its message already ended: the peer contradicts itself. */
+		ret = -EINVAL;
+	}
+	if (ret > 0)
+		return r;
+	if (!in_order || qp->state == ERI_QPS_ERR)
+		return NULL;
+	if (!ret) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_RNR_NAKS, 1);
+		eri_sim_send_ack_locked(qp, ERI_SYN_RNR_NAK, psn,
+					qp->min_rnr_timer);
+	} else {
+		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
+	}
+	return NULL;
+}
+
+/* Note the end of a message into @r; it completes in PSN order. */
+static void eri_sim_resp_msg_end(struct eri_sim_rwqe *r,
+				 const struct eri_wire_hdr *hdr, u32 psn,
+				 u8 opcode, u32 len)
+{
+	r->done = true;
+	r->opcode = opcode;
+	r->last_psn = psn;
+	r->byte_len = len;
+	r->imm = hdr->imm;
+	r->flags = 0;
+	r->inv_rkey = 0;
+	if (hdr->flags & ERI_WIRE_SOLICITED)
+		r->flags |= ERI_CQE_HDR_SOLICITED;
+	if (hdr->opcode == ERI_OP_SEND_IMM || hdr->opcode == ERI_OP_WRITE_IMM)
+		r->flags |= ERI_CQE_HDR_IMM;
+	if (hdr->opcode == ERI_OP_SEND_INV) {
+		r->flags |= ERI_CQE_HDR_INV;
+		r->inv_rkey = be32_to_cpu(hdr->imm);
+		r->imm = 0;
+	}
+}
+
+/* Place a SEND packet.  Return: 0 when placed. */
+static int eri_sim_resp_send_locked(struct eri_sim_qp *qp,
+				    const struct eri_wire_hdr *hdr, u32 psn,
+				    const void *payload, u32 len,
+				    bool in_order)
+{
+	u32 off = be32_to_cpu(hdr->offset);
+	struct eri_sim_rwqe *r;
+
+	r = eri_sim_resp_msg_rwqe_locked(qp, hdr, psn, in_order);
+	if (!r)
+		return -EAGAIN;
+	if (off > r->length || len > r->length - off) {
+		if (in_order)
+			eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK,
+						 ERI_CQE_STS_LOC_LEN_ERR);
 		return -EINVAL;
 	}
-	if (needs_rwqe) {
-		ret = eri_sim_resp_take_rwqe_locked(qp);
-		if (ret < 0) {
-			eri_sim_send_ack_locked(qp, ERI_SYN_OP_NAK, psn, 0);
-			return ret;
-		}
-		if (!ret) {
-			eri_sim_stat_add(qp->sdev, ERI_STAT_RNR_NAKS, 1);
-			eri_sim_send_ack_locked(qp, ERI_SYN_RNR_NAK, psn,
-						qp->min_rnr_timer);
-			return -EAGAIN;
-		}
+	if (eri_sim_sgl_copy(qp, r->sge, r->num_sge, off, (void *)payload,
+			     len, true)) {
+		if (in_order)
+			eri_sim_resp_fail_locked(qp, ERI_SYN_OP_NAK,
+						 ERI_CQE_STS_LOC_PROT_ERR);
+		return -EINVAL;
 	}
-	qp->in_msg = true;
-	qp->msg_off = 0;
+	if (hdr->flags & ERI_WIRE_LAST)
+		eri_sim_resp_msg_end(r, hdr, psn, ERI_CQE_OP_RECV, off + len);
 	return 0;
 }
 
-static void eri_sim_resp_send_locked(struct eri_sim_qp *qp,
+/* Place a WRITE or WRITE_IMM packet.  Return: 0 when placed. */
+static int eri_sim_resp_write_locked(struct eri_sim_qp *qp,
 				     const struct eri_wire_hdr *hdr, u32 psn,
-				     const void *payload, u32 len)
+				     const void *payload, u32 len,
+				     bool in_order)
 {
-	u32 flags = 0, inv_rkey = 0;
-	int ret;
-
-	if (eri_sim_resp_msg_locked(qp, hdr, psn, true))
-		return;
-	if (len > qp->rwqe.length - qp->msg_off) {
-		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK,
-					 ERI_CQE_STS_LOC_LEN_ERR);
-		return;
-	}
-	ret = eri_sim_sgl_copy(qp, qp->rwqe.sge, qp->rwqe.num_sge, qp->msg_off,
-			       (void *)payload, len, true);
-	if (ret) {
-		eri_sim_resp_fail_locked(qp, ERI_SYN_OP_NAK,
-					 ERI_CQE_STS_LOC_PROT_ERR);
-		return;
-	}
-	qp->msg_off += len;
-	qp->epsn = eri_psn_add(qp->epsn, 1);
-	if (!(hdr->flags & ERI_WIRE_LAST))
-		return;
-	if (hdr->flags & ERI_WIRE_SOLICITED)
-		flags |= ERI_CQE_HDR_SOLICITED;
-	if (hdr->opcode == ERI_OP_SEND_IMM)
-		flags |= ERI_CQE_HDR_IMM;
-	if (hdr->opcode == ERI_OP_SEND_INV) {
-		inv_rkey = be32_to_cpu(hdr->imm);
-		if (eri_sim_mr_invalidate(qp->sdev, qp->pdn, inv_rkey)) {
-			eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK,
-						 ERI_CQE_STS_LOC_PROT_ERR);
-			return;
-		}
-		flags |= ERI_CQE_HDR_INV;
-	}
-	eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
-					ERI_CQE_STS_SUCCESS, qp->msg_off, flags,
-					hdr->imm, inv_rkey);
-}
-
-static void eri_sim_resp_write_locked(struct eri_sim_qp *qp,
-				      const struct eri_wire_hdr *hdr, u32 psn,
-				      const void *payload, u32 len)
-{
-	bool imm = hdr->opcode == ERI_OP_WRITE_IMM;
 	u64 raddr = be64_to_cpu(hdr->raddr), end;
+	u32 off = be32_to_cpu(hdr->offset);
+	struct eri_sim_rwqe *r = NULL;
 	struct eri_sim_mr *mr;
-	u32 flags;
 
-	if (eri_sim_resp_msg_locked(qp, hdr, psn, imm))
-		return;
+	if (hdr->opcode == ERI_OP_WRITE_IMM) {
+		r = eri_sim_resp_msg_rwqe_locked(qp, hdr, psn, in_order);
+		if (!r)
+			return -EAGAIN;
+	}
 	if (len) {
-		raddr += qp->msg_off;
 		if (!(qp->access & ERI_MR_ACCESS_REMOTE_WRITE) ||
+		    check_add_overflow(raddr, (u64)off, &raddr) ||
 		    check_add_overflow(raddr, (u64)len, &end) ||
 		    eri_sim_mr_get(qp->sdev, be32_to_cpu(hdr->rkey), qp->pdn,
 				   ERI_MR_ACCESS_REMOTE_WRITE, raddr, len,
-				   &mr)) {
-			eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK, 0);
-			return;
-		}
+				   &mr))
+			goto err_access;
 		if (eri_sim_mr_copy(qp->sdev, mr, raddr, (void *)payload, len,
 				    true)) {
 			eri_sim_mr_put(mr);
-			eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK, 0);
-			return;
+			goto err_access;
 		}
 		eri_sim_mr_put(mr);
 	}
-	qp->msg_off += len;
-	qp->epsn = eri_psn_add(qp->epsn, 1);
-	if (!(hdr->flags & ERI_WIRE_LAST))
-		return;
-	if (!imm) {
-		qp->in_msg = false;
-		return;
+	if (r && (hdr->flags & ERI_WIRE_LAST)) {
+		if (off > U32_MAX - len)
+			goto err_access;
+		eri_sim_resp_msg_end(r, hdr, psn, ERI_CQE_OP_RECV_WRITE_IMM,
+				     off + len);
 	}
-	flags = ERI_CQE_HDR_IMM;
-	if (hdr->flags & ERI_WIRE_SOLICITED)
-		flags |= ERI_CQE_HDR_SOLICITED;
-	eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV_WRITE_IMM,
-					ERI_CQE_STS_SUCCESS, qp->msg_off, flags,
-					hdr->imm, 0);
+	return 0;
+
+err_access:
+	if (in_order)
+		eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK, 0);
+	return -EINVAL;
 }
 
-/* Answer a READ request, new (@psn == epsn) or repeated (@psn < epsn). */
-static void eri_sim_resp_read_locked(struct eri_sim_qp *qp,
-				     const struct eri_wire_hdr *hdr, u32 psn)
+/*
+ * Answer a READ request, at its turn (@psn is the next expected PSN) or
+ * again (@psn before it).  Return: the PSNs it takes, 0 when refused (the
+ * QP is then in ERR).
+ */
+static u32 eri_sim_resp_read_locked(struct eri_sim_qp *qp,
+				    const struct eri_wire_hdr *hdr, u32 psn)
 {
 	u32 mtu_log = be32_to_cpu(hdr->aux), len = be32_to_cpu(hdr->msg_len);
 	u64 raddr = be64_to_cpu(hdr->raddr), end;
 	struct eri_sim_mr *mr = NULL;
 	u32 mtu, npkts, i;
 
-	if (mtu_log < 8 || mtu_log > 12 || qp->in_msg) {
+	if (mtu_log < 8 || mtu_log > 12) {
 		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
-		return;
+		return 0;
 	}
 	mtu = 1U << mtu_log;
 	npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 	if (npkts > ERI_SIM_MAX_READ_RESP_PKTS) {
 		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
-		return;
+		return 0;
 	}
 	if (len && (!(qp->access & ERI_MR_ACCESS_REMOTE_READ) ||
 		    check_add_overflow(raddr, (u64)len, &end) ||
 		    eri_sim_mr_get(qp->sdev, be32_to_cpu(hdr->rkey), qp->pdn,
 				   ERI_MR_ACCESS_REMOTE_READ, raddr, len, &mr))) {
 		eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK, 0);
-		return;
+		return 0;
 	}
 	for (i = 0; i < npkts; i++) {
 		u32 off = i * mtu, plen = min(mtu, len - off);
@@ -260,16 +332,113 @@ static void eri_sim_resp_read_locked(struct eri_sim_qp *qp,
 		rh->dqpn = cpu_to_be32(qp->dest_qpn);
 		rh->sqpn = cpu_to_be32(qp->qpn);
 		rh->psn = cpu_to_be32(eri_psn_add(psn, i));
-		rh->ack_psn = cpu_to_be32(eri_psn_add(psn, i + 1));
+		/* Every PSN before the request arrived. */
+		rh->ack_psn = cpu_to_be32(psn);
 		rh->msg_len = cpu_to_be32(len);
 		rh->offset = cpu_to_be32(off);
+		rh->ts = cpu_to_be32(eri_sim_now32());
+		rh->ts_echo = hdr->ts;
 		eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, plen);
 		eri_sim_pkt_xmit(qp, skb);
 	}
 	if (mr)
 		eri_sim_mr_put(mr);
-	if (eri_psn_diff(eri_psn_add(psn, npkts), qp->epsn) > 0)
-		qp->epsn = eri_psn_add(psn, npkts);
+	return npkts;
+}
+
+/* Keep a READ request that arrived ahead of a gap for its turn. */
+static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
+					  const struct eri_wire_hdr *hdr,
+					  u32 psn)
+{
+	struct eri_sim_pend_read *free = NULL;
+	u32 i;
+
+	for (i = 0; i < ERI_SIM_PEND_READS; i++) {
+		struct eri_sim_pend_read *p = &qp->pend_read[i];
+
+		if (!p->used) {
+			free = free ? free : p;
+			continue;
+		}
+		if (p->psn == psn) {
+			eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
+			return;
+		}
+	}
+	if (!free)
+		return;		/* the requester asks again */
+	free->used = true;
+	free->psn = psn;
+	free->hdr = *hdr;
+}
+
+/* Complete the messages whose every PSN arrived, in order. */
+static void eri_sim_resp_complete_locked(struct eri_sim_qp *qp)
+{
+	while (qp->rq_take != qp->rq_ci && qp->state != ERI_QPS_ERR) {
+		struct eri_sim_rwqe *r = eri_sim_resp_rwqe(qp, qp->rq_ci);
+
+		if (!r->done || eri_psn_diff(qp->rmap.base, r->last_psn) <= 0)
+			return;
+		if (r->inv_rkey &&
+		    eri_sim_mr_invalidate(qp->sdev, qp->pdn, r->inv_rkey)) {
+			eri_sim_send_ack_locked(qp, ERI_SYN_ACCESS_NAK,
+						r->last_psn, 0);
+			eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
+							ERI_CQE_STS_LOC_PROT_ERR,
+							0, 0, 0, 0);
+			eri_sim_qp_error_locked(qp, ERI_AEQE_QP_ACCESS_ERR);
+			return;
+		}
+		eri_sim_qp_complete_recv_locked(qp, r->opcode,
+						ERI_CQE_STS_SUCCESS,
+						r->byte_len, r->flags, r->imm,
+						r->inv_rkey);
+	}
+}
+
+/*
+ * Move the next expected PSN over what arrived, completing messages and
+ * executing kept READ requests as their turn comes.
+ */
+static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
+{
+	u32 i;
+
+	for (;;) {
+		struct eri_sim_pend_read *read = NULL;
+		u32 n = eri_sim_psn_map_run(&qp->rmap);
+
+		eri_sim_psn_map_advance(&qp->rmap, n);
+		eri_sim_resp_complete_locked(qp);
+		if (qp->state == ERI_QPS_ERR)
+			return;
+		for (i = 0; i < ERI_SIM_PEND_READS; i++) {
+			struct eri_sim_pend_read *p = &qp->pend_read[i];
+
+			if (!p->used)
+				continue;
+			if (p->psn == qp->rmap.base)
+				read = p;
+			else if (eri_psn_diff(p->psn, qp->rmap.base) < 0)
+				p->used = false;	/* overtaken */
+		}
+		if (!read)
+			return;
+		read->used = false;
+		n = eri_sim_resp_read_locked(qp, &read->hdr, read->psn);
+		if (!n)
+			return;
+		eri_sim_psn_map_advance(&qp->rmap, n);
+	}
+}
+
+static void eri_sim_resp_dup_locked(struct eri_sim_qp *qp, u32 psn)
+{
+	eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
+	qp->ack_psn_trig = psn;
+	eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
 }
 
 /**
@@ -278,61 +447,114 @@ static void eri_sim_resp_read_locked(struct eri_sim_qp *qp,
  * @hdr: the packet's header
  * @payload: its payload
  * @len: payload bytes
+ * @ce: the packet arrived marked CE
  *
  * qp->lock held.
  */
 void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 			    const struct eri_wire_hdr *hdr,
-			    const void *payload, u32 len)
+			    const void *payload, u32 len, bool ce)
 {
 	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
+	bool in_order, ack_now;
+	int ret;
 	s32 d;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTR && qp->state != ERI_QPS_RTS &&
 	    qp->state != ERI_QPS_SQD)
 		return;
-	d = eri_psn_diff(psn, qp->epsn);
-	if (d > 0) {
-		/* A hole: ask for a resend from epsn, once. */
-		if (!qp->nak_sent) {
-			qp->nak_sent = true;
-			eri_sim_stat_add(qp->sdev, ERI_STAT_SEQ_NAKS, 1);
-			eri_sim_send_ack_locked(qp, ERI_SYN_SEQ_NAK, qp->epsn,
-						0);
+	qp->ce_seen |= ce;
+	qp->ts_recent = hdr->ts;
+	d = eri_psn_diff(psn, qp->rmap.base);
+	if (d < 0) {
+		/* Already executed: READs again, the rest acknowledged. */
+		if (hdr->opcode == ERI_OP_READ_REQ) {
+			eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
+			eri_sim_resp_read_locked(qp, hdr, psn);
+		} else {
+			eri_sim_resp_dup_locked(qp, psn);
 		}
 		return;
 	}
-	if (d < 0) {
-		/* Already executed: READs again, the rest acknowledged. */
-		if (hdr->opcode == ERI_OP_READ_REQ)
-			eri_sim_resp_read_locked(qp, hdr, psn);
-		else
-			eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
+	if (d >= ERI_SIM_REL_WIN) {
+		/* Beyond what the requester may have in flight. */
+		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 		return;
 	}
-	qp->nak_sent = false;
-	if (len > ERI_SIM_MAX_PAYLOAD) {
-		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
+	in_order = !d;
+	if (!in_order && (hdr->flags & ERI_WIRE_INORDER))
+		return;		/* it waits for its turn: sent again */
+	if (eri_sim_psn_map_test(&qp->rmap, psn)) {
+		eri_sim_resp_dup_locked(qp, psn);
 		return;
+	}
+	if (len > ERI_SIM_MAX_PAYLOAD) {
+		if (in_order)
+			eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
+		return;
+	}
+	if (!in_order) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_OOO_PKTS, 1);
+		qp->ooo_pkts++;
 	}
 	switch (hdr->opcode) {
 	case ERI_OP_SEND:
 	case ERI_OP_SEND_IMM:
 	case ERI_OP_SEND_INV:
-		eri_sim_resp_send_locked(qp, hdr, psn, payload, len);
+		ret = eri_sim_resp_send_locked(qp, hdr, psn, payload, len,
+					       in_order);
 		break;
 	case ERI_OP_WRITE:
 	case ERI_OP_WRITE_IMM:
-		eri_sim_resp_write_locked(qp, hdr, psn, payload, len);
+		ret = eri_sim_resp_write_locked(qp, hdr, psn, payload, len,
+						in_order);
 		break;
 	case ERI_OP_READ_REQ:
-		eri_sim_resp_read_locked(qp, hdr, psn);
+		if (in_order) {
+			ret = eri_sim_resp_read_locked(qp, hdr, psn);
+			if (!ret)
+				return;
+			eri_sim_psn_map_advance(&qp->rmap, ret);
+			eri_sim_resp_drain_locked(qp);
+		} else {
+			eri_sim_resp_keep_read_locked(qp, hdr, psn);
+			eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
+		}
 		return;
 	default:
-		eri_sim_resp_fail_locked(qp, ERI_SYN_OP_NAK, 0);
+		if (in_order)
+			eri_sim_resp_fail_locked(qp, ERI_SYN_OP_NAK, 0);
 		return;
 	}
-	if (eri_psn_diff(qp->epsn, psn) > 0 && (hdr->flags & ERI_WIRE_ACK_REQ))
+	if (ret)
+		return;
+	eri_sim_psn_map_set(&qp->rmap, psn);
+	eri_sim_resp_drain_locked(qp);
+	if (qp->state == ERI_QPS_ERR)
+		return;
+	qp->ack_psn_trig = psn;
+	ack_now = !in_order || (hdr->flags & (ERI_WIRE_ACK_REQ |
+					      ERI_WIRE_PROBE)) ||
+		  ++qp->unacked >= ERI_SIM_ACK_EVERY;
+	if (ack_now)
 		eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
+	else if (!hrtimer_active(&qp->ack_timer))
+		hrtimer_start(&qp->ack_timer, ns_to_ktime(ERI_SIM_DELACK_NS),
+			      HRTIMER_MODE_REL_SOFT);
+}
+
+/**
+ * eri_sim_resp_ack_timeout_locked - the delayed ACK is due
+ * @qp: the QP
+ *
+ * qp->lock held.
+ */
+void eri_sim_resp_ack_timeout_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->unacked && (qp->state == ERI_QPS_RTR ||
+			    qp->state == ERI_QPS_RTS ||
+			    qp->state == ERI_QPS_SQD))
+		eri_sim_send_ack_locked(qp, ERI_SYN_ACK, qp->ack_psn_trig, 0);
 }

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eri_sim reliability logic: PSN bitmaps, the SACK encoding, and the
+ * requester's scoreboard with its loss detector and retransmission timeout.
+ * Documentation/infiniband/eri.rst ("Reliability") describes the scheme.
+ *
+ * Pure logic, serialized by the caller (qp->lock for a QP's state).
+ */
+#include <linux/bitops.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+
+#include "eri_sim_rel.h"
+
+#define ERI_SIM_REL_MASK	(ERI_SIM_REL_WIN - 1)
+
+void eri_sim_psn_map_init(struct eri_sim_psn_map *m, u32 base)
+{
+	m->base = base & ERI_PSN_MASK;
+	bitmap_zero(m->bits, ERI_SIM_REL_WIN);
+}
+
+/**
+ * eri_sim_psn_map_set - note that @psn arrived
+ * @m: the map
+ * @psn: the PSN
+ *
+ * Return: ERI_SIM_PSN_NEW when it was not noted before, ERI_SIM_PSN_DUP
+ * when it was (or lies before the window), ERI_SIM_PSN_FAR when it lies
+ * past the window (nothing noted).
+ */
+enum eri_sim_psn_set eri_sim_psn_map_set(struct eri_sim_psn_map *m, u32 psn)
+{
+	s32 d = eri_psn_diff(psn, m->base);
+
+	if (d < 0)
+		return ERI_SIM_PSN_DUP;
+	if (d >= ERI_SIM_REL_WIN)
+		return ERI_SIM_PSN_FAR;
+	if (__test_and_set_bit(d, m->bits))
+		return ERI_SIM_PSN_DUP;
+	return ERI_SIM_PSN_NEW;
+}
+
+/* Return: @psn arrived (every PSN before the window did). */
+bool eri_sim_psn_map_test(const struct eri_sim_psn_map *m, u32 psn)
+{
+	s32 d = eri_psn_diff(psn, m->base);
+
+	if (d < 0)
+		return true;
+	return d < ERI_SIM_REL_WIN && test_bit(d, m->bits);
+}
+
+/* Return: how many PSNs from @base on arrived without a gap. */
+u32 eri_sim_psn_map_run(const struct eri_sim_psn_map *m)
+{
+	return find_first_zero_bit(m->bits, ERI_SIM_REL_WIN);
+}
+
+/* Move the window @n PSNs on, forgetting the PSNs it leaves. */
+void eri_sim_psn_map_advance(struct eri_sim_psn_map *m, u32 n)
+{
+	m->base = eri_psn_add(m->base, n);
+	if (n >= ERI_SIM_REL_WIN)
+		bitmap_zero(m->bits, ERI_SIM_REL_WIN);
+	else
+		bitmap_shift_right(m->bits, m->bits, n, ERI_SIM_REL_WIN);
+}
+
+/**
+ * eri_sim_sack_encode - the SACK field of an ACK whose ack_psn is @m->base
+ * @m: the receive map
+ * @sack: ERI_WIRE_SACK_BITS / 64 words: bit j (least significant first) of
+ *	word j / 64 set when PSN base + 1 + j arrived
+ */
+void eri_sim_sack_encode(const struct eri_sim_psn_map *m, __be64 *sack)
+{
+	u64 w[ERI_WIRE_SACK_BITS / 64] = {};
+	unsigned int i;
+
+	i = 1;
+	for_each_set_bit_from(i, m->bits, ERI_WIRE_SACK_BITS + 1)
+		w[(i - 1) / 64] |= BIT_ULL((i - 1) % 64);
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		sack[i] = cpu_to_be64(w[i]);
+}
+
+/**
+ * eri_sim_sack_decode - what an ACK acknowledges, as a bitmap from @base
+ * @base: PSN of bit 0 of @out
+ * @ack_psn: the ACK's cumulative PSN: everything before it arrived
+ * @sack: the ACK's SACK words
+ * @out: ERI_SIM_REL_WIN bits; bit i set when PSN @base + i is acknowledged
+ */
+void eri_sim_sack_decode(u32 base, u32 ack_psn, const __be64 *sack,
+			 unsigned long *out)
+{
+	s32 cum = eri_psn_diff(ack_psn, base);
+	unsigned int j;
+
+	bitmap_zero(out, ERI_SIM_REL_WIN);
+	if (cum > 0)
+		bitmap_set(out, 0, min_t(s32, cum, ERI_SIM_REL_WIN));
+	for (j = 0; j < ERI_WIRE_SACK_BITS; j++) {
+		s32 d;
+
+		if (!(be64_to_cpu(sack[j / 64]) & BIT_ULL(j % 64)))
+			continue;
+		d = cum + 1 + j;
+		if (d >= 0 && d < ERI_SIM_REL_WIN)
+			__set_bit(d, out);
+	}
+}
+
+void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->una = psn & ERI_PSN_MASK;
+	sb->nxt = sb->una;
+}
+
+/* Return: PSNs sent and not yet delivered in order (@una to @nxt). */
+u32 eri_sim_sb_span(const struct eri_sim_sb *sb)
+{
+	return eri_psn_diff(sb->nxt, sb->una);
+}
+
+/* Return: PSNs in the network: sent, neither delivered nor lost. */
+u32 eri_sim_sb_pipe(const struct eri_sim_sb *sb)
+{
+	u32 span = eri_sim_sb_span(sb);
+
+	return span - bitmap_weight(sb->sacked, span) -
+	       bitmap_weight(sb->lost, span);
+}
+
+/**
+ * eri_sim_sb_sent - note that @psn left, for the first time or again
+ * @sb: the scoreboard
+ * @psn: at most @nxt (a new PSN then), at least @una
+ * @read: it asks for a READ response
+ * @now_ns: the time
+ */
+void eri_sim_sb_sent(struct eri_sim_sb *sb, u32 psn, bool read, u64 now_ns)
+{
+	s32 d = eri_psn_diff(psn, sb->una);
+
+	if (d < 0 || d > (s32)eri_sim_sb_span(sb) || d >= ERI_SIM_REL_WIN)
+		return;
+	if (psn == sb->nxt)
+		sb->nxt = eri_psn_add(sb->nxt, 1);
+	__assign_bit(d, sb->read, read);
+	__clear_bit(d, sb->lost);
+	sb->sent_ns[psn & ERI_SIM_REL_MASK] = now_ns;
+}
+
+/* Mark the PSNs of @newly (not yet delivered, in the span) delivered. */
+static u32 eri_sim_sb_mark(struct eri_sim_sb *sb, const unsigned long *newly)
+{
+	u32 span = eri_sim_sb_span(sb), n = 0;
+	unsigned int i;
+
+	for_each_set_bit(i, newly, span) {
+		u64 sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
+
+		sb->rack_ns = max(sb->rack_ns, sent);
+		n++;
+	}
+	bitmap_or(sb->sacked, sb->sacked, newly, span);
+	bitmap_andnot(sb->lost, sb->lost, newly, span);
+	return n;
+}
+
+/**
+ * eri_sim_sb_ack - apply an ACK's cumulative PSN and SACK words
+ * @sb: the scoreboard
+ * @ack_psn: the ACK's ack_psn
+ * @sack: its SACK words
+ *
+ * PSNs of READs are not delivered by ACKs, only by their responses.
+ * Return: the PSNs newly delivered.
+ */
+u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, const __be64 *sack)
+{
+	DECLARE_BITMAP(newly, ERI_SIM_REL_WIN);
+	u32 span = eri_sim_sb_span(sb);
+
+	eri_sim_sack_decode(sb->una, ack_psn, sack, newly);
+	if (span < ERI_SIM_REL_WIN)
+		bitmap_clear(newly, span, ERI_SIM_REL_WIN - span);
+	bitmap_andnot(newly, newly, sb->read, ERI_SIM_REL_WIN);
+	bitmap_andnot(newly, newly, sb->sacked, ERI_SIM_REL_WIN);
+	return eri_sim_sb_mark(sb, newly);
+}
+
+/* A READ response for @psn arrived. */
+enum eri_sim_psn_set eri_sim_sb_deliver(struct eri_sim_sb *sb, u32 psn)
+{
+	s32 d = eri_psn_diff(psn, sb->una);
+	DECLARE_BITMAP(one, ERI_SIM_REL_WIN);
+
+	if (d < 0)
+		return ERI_SIM_PSN_DUP;
+	if (d >= (s32)eri_sim_sb_span(sb))
+		return ERI_SIM_PSN_FAR;
+	if (test_bit(d, sb->sacked))
+		return ERI_SIM_PSN_DUP;
+	bitmap_zero(one, ERI_SIM_REL_WIN);
+	__set_bit(d, one);
+	eri_sim_sb_mark(sb, one);
+	return ERI_SIM_PSN_NEW;
+}
+
+/* Return: @psn was delivered (every PSN before @una was). */
+bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn)
+{
+	s32 d = eri_psn_diff(psn, sb->una);
+
+	if (d < 0)
+		return true;
+	return d < (s32)eri_sim_sb_span(sb) && test_bit(d, sb->sacked);
+}
+
+/* Move @una over the PSNs delivered in order.  Return: how many. */
+u32 eri_sim_sb_advance(struct eri_sim_sb *sb)
+{
+	u32 n = find_first_zero_bit(sb->sacked, eri_sim_sb_span(sb));
+
+	if (!n)
+		return 0;
+	bitmap_shift_right(sb->sacked, sb->sacked, n, ERI_SIM_REL_WIN);
+	bitmap_shift_right(sb->lost, sb->lost, n, ERI_SIM_REL_WIN);
+	bitmap_shift_right(sb->read, sb->read, n, ERI_SIM_REL_WIN);
+	sb->una = eri_psn_add(sb->una, n);
+	return n;
+}
+
+/**
+ * eri_sim_sb_detect_loss - declare holes lost
+ * @sb: the scoreboard
+ * @now_ns: the time
+ *
+ * A PSN not delivered is lost when ERI_SIM_DUP_THRESH later PSNs were
+ * delivered, or when a packet sent after it was delivered and it has been
+ * out for longer than an RTT plus a reordering window of a quarter RTT.
+ * Return: the PSNs newly declared lost.
+ */
+u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns)
+{
+	u64 wait = sb->srtt_ns + sb->srtt_ns / 4;
+	u32 span = eri_sim_sb_span(sb), above = 0, n = 0;
+	int i;
+
+	for (i = (int)span - 1; i >= 0; i--) {
+		u64 sent;
+
+		if (test_bit(i, sb->sacked)) {
+			above++;
+			continue;
+		}
+		if (!above || test_bit(i, sb->lost))
+			continue;
+		sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
+		if (above >= ERI_SIM_DUP_THRESH ||
+		    (sb->srtt_ns && sb->rack_ns > sent &&
+		     now_ns >= sent + wait)) {
+			__set_bit(i, sb->lost);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* A timeout: every PSN not delivered is lost.  Return: newly lost. */
+u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb)
+{
+	u32 span = eri_sim_sb_span(sb), n = 0;
+	unsigned int i;
+
+	for (i = 0; i < span; i++) {
+		if (test_bit(i, sb->sacked) || test_bit(i, sb->lost))
+			continue;
+		__set_bit(i, sb->lost);
+		n++;
+	}
+	return n;
+}
+
+/* The oldest PSN lost and not sent again.  Return: there is one. */
+bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn)
+{
+	u32 span = eri_sim_sb_span(sb);
+	u32 i = find_first_bit(sb->lost, span);
+
+	if (i >= span)
+		return false;
+	*psn = eri_psn_add(sb->una, i);
+	return true;
+}
+
+/* The newest PSN sent and not delivered.  Return: there is one. */
+bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn)
+{
+	int i;
+
+	for (i = (int)eri_sim_sb_span(sb) - 1; i >= 0; i--) {
+		if (!test_bit(i, sb->sacked)) {
+			*psn = eri_psn_add(sb->una, i);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Feed an RTT sample to the smoothed estimate (RFC 6298, in ns). */
+void eri_sim_sb_rtt_sample(struct eri_sim_sb *sb, u64 rtt_ns)
+{
+	if (!sb->srtt_ns) {
+		sb->srtt_ns = max_t(u64, rtt_ns, 1);
+		sb->rttvar_ns = rtt_ns / 2;
+		return;
+	}
+	sb->rttvar_ns = sb->rttvar_ns - sb->rttvar_ns / 4 +
+			(sb->srtt_ns > rtt_ns ? sb->srtt_ns - rtt_ns :
+						rtt_ns - sb->srtt_ns) / 4;
+	sb->srtt_ns = max_t(u64, sb->srtt_ns - sb->srtt_ns / 8 + rtt_ns / 8, 1);
+}
+
+/**
+ * eri_sim_rto_backoff - a timeout after @backoff timeouts in a row
+ * @rto_ns: the timeout the RTT estimate gives
+ * @backoff: timeouts since the last progress; each doubles it
+ * @min_ns: lower bound
+ * @max_ns: upper bound, also of the doubled value
+ *
+ * Return: clamp(@rto_ns, @min_ns, @max_ns) * 2^@backoff, at most @max_ns.
+ */
+u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns)
+{
+	u64 rto = clamp(rto_ns, min_ns, max_ns);
+
+	if (backoff >= 63 || rto > (max_ns >> backoff))
+		return max_ns;
+	return rto << backoff;
+}
+
+/*
+ * The QP's retransmission timeout: srtt + 4 * rttvar (@max_ns before the
+ * first sample), backed off.
+ */
+u64 eri_sim_sb_rto(const struct eri_sim_sb *sb, u32 backoff, u64 min_ns,
+		   u64 max_ns)
+{
+	u64 base = sb->srtt_ns ? sb->srtt_ns + 4 * sb->rttvar_ns : max_ns;
+
+	return eri_sim_rto_backoff(base, backoff, min_ns, max_ns);
+}

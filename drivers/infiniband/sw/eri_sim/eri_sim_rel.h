@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * eri_sim reliability logic: PSN arithmetic, PSN bitmaps (the responder's
+ * receive map, the SACK encoding) and the requester's scoreboard with its
+ * loss detector and retransmission timeout.
+ *
+ * Pure logic: nothing here takes a lock, allocates or reads a clock; time
+ * comes in as nanoseconds on one monotonic clock.  The callers hold the
+ * QP's lock (qp->lock) around every call on a QP's state; KUnit calls these
+ * functions on its own copies.
+ */
+#ifndef _ERI_SIM_REL_H_
+#define _ERI_SIM_REL_H_
+
+#include <linux/bitmap.h>
+#include <linux/eri/eri_wire_defs.h>
+#include <linux/types.h>
+
+/* PSNs a map covers: the requester's most in flight, the responder's reach. */
+#define ERI_SIM_REL_WIN		256
+/* Later PSNs SACKed that make a hole a loss. */
+#define ERI_SIM_DUP_THRESH	3
+
+/* The SACK words cover PSNs the maps hold; ring indexes need a power of 2. */
+static_assert(ERI_WIRE_SACK_BITS < ERI_SIM_REL_WIN);
+static_assert((ERI_SIM_REL_WIN & (ERI_SIM_REL_WIN - 1)) == 0);
+
+static inline u32 eri_psn_add(u32 psn, u32 n)
+{
+	return (psn + n) & ERI_PSN_MASK;
+}
+
+/* Signed distance a - b in the 24-bit PSN space. */
+static inline s32 eri_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
+}
+
+/**
+ * struct eri_sim_psn_map - which PSNs of a window have arrived
+ * @base: the PSN of bit 0
+ * @bits: bit i for PSN @base + i
+ *
+ * PSNs before @base count as arrived, PSNs at or past @base +
+ * ERI_SIM_REL_WIN as out of reach.
+ */
+struct eri_sim_psn_map {
+	u32 base;
+	DECLARE_BITMAP(bits, ERI_SIM_REL_WIN);
+};
+
+enum eri_sim_psn_set {
+	ERI_SIM_PSN_NEW,	/* set now */
+	ERI_SIM_PSN_DUP,	/* before @base or already set */
+	ERI_SIM_PSN_FAR,	/* beyond the window: not set */
+};
+
+void eri_sim_psn_map_init(struct eri_sim_psn_map *m, u32 base);
+enum eri_sim_psn_set eri_sim_psn_map_set(struct eri_sim_psn_map *m, u32 psn);
+bool eri_sim_psn_map_test(const struct eri_sim_psn_map *m, u32 psn);
+u32 eri_sim_psn_map_run(const struct eri_sim_psn_map *m);
+void eri_sim_psn_map_advance(struct eri_sim_psn_map *m, u32 n);
+void eri_sim_sack_encode(const struct eri_sim_psn_map *m, __be64 *sack);
+void eri_sim_sack_decode(u32 base, u32 ack_psn, const __be64 *sack,
+			 unsigned long *out);
+
+/**
+ * struct eri_sim_sb - the requester's scoreboard of PSNs in flight
+ * @una: oldest PSN not delivered; bit 0 of the bitmaps
+ * @nxt: first PSN never sent; @nxt - @una <= ERI_SIM_REL_WIN
+ * @sacked: delivered (acknowledged, SACKed, or a READ response arrived)
+ * @lost: declared lost and not sent again yet
+ * @read: belongs to a READ: only its response delivers it
+ * @sent_ns: when each PSN was last sent, by PSN & (ERI_SIM_REL_WIN - 1)
+ * @rack_ns: latest send time of a packet known delivered
+ * @srtt_ns: smoothed RTT, 0 before the first sample
+ * @rttvar_ns: RTT variation
+ */
+struct eri_sim_sb {
+	u32 una;
+	u32 nxt;
+	DECLARE_BITMAP(sacked, ERI_SIM_REL_WIN);
+	DECLARE_BITMAP(lost, ERI_SIM_REL_WIN);
+	DECLARE_BITMAP(read, ERI_SIM_REL_WIN);
+	u64 sent_ns[ERI_SIM_REL_WIN];
+	u64 rack_ns;
+	u64 srtt_ns;
+	u64 rttvar_ns;
+};
+
+void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn);
+u32 eri_sim_sb_span(const struct eri_sim_sb *sb);
+u32 eri_sim_sb_pipe(const struct eri_sim_sb *sb);
+void eri_sim_sb_sent(struct eri_sim_sb *sb, u32 psn, bool read, u64 now_ns);
+u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, const __be64 *sack);
+enum eri_sim_psn_set eri_sim_sb_deliver(struct eri_sim_sb *sb, u32 psn);
+u32 eri_sim_sb_advance(struct eri_sim_sb *sb);
+u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns);
+u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb);
+bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);
+bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
+bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);
+void eri_sim_sb_rtt_sample(struct eri_sim_sb *sb, u64 rtt_ns);
+u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns);
+u64 eri_sim_sb_rto(const struct eri_sim_sb *sb, u32 backoff, u64 min_ns,
+		   u64 max_ns);
+
+#endif /* _ERI_SIM_REL_H_ */
