@@ -129,6 +129,8 @@ struct eri_sim_dev {
 	/* CQs by CQN and QPs by QPN; changed in the device context only. */
 	struct xarray cqs;
 	struct xarray qps;
+	/* enum eri_cc_algo of QPs created from now on (SET_CC); device context. */
+	u8 cc_algo;
 	/* Where queue pairs finish work their doorbells and ACKs started. */
 	struct workqueue_struct *qp_wq;
 	struct eri_sim_stats __percpu *stats;

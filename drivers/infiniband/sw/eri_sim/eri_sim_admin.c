@@ -9,7 +9,14 @@
 #include <linux/bitfield.h>
 #include <linux/string.h>
 
+#include "eri_sim_cc.h"
 #include "eri_sim_qp.h"
+
+/* The device's algorithm numbers are the engine's. */
+static_assert(ERI_CC_SWIFT == (int)ERI_SIM_CC_SWIFT);
+static_assert(ERI_CC_DCQCN == (int)ERI_SIM_CC_DCQCN);
+static_assert(ERI_CC_FIXED == (int)ERI_SIM_CC_FIXED);
+static_assert(ERI_CC_NUM == (int)ERI_SIM_CC_NUM);
 
 union eri_sim_aq_cmd {
 	struct eri_aq_cmd_hdr hdr;
@@ -25,6 +32,7 @@ union eri_sim_aq_cmd {
 	struct eri_aq_qp_attr_cmd qp_attr;
 	struct eri_aq_destroy_qp_cmd destroy_qp;
 	struct eri_aq_query_stats_cmd query_stats;
+	struct eri_aq_set_cc_cmd set_cc;
 	u8 raw[ERI_AQ_SQE_SIZE];
 };
 
@@ -40,6 +48,8 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_IMM |
 				 ERI_DEV_CAP_FAST_REG);
 	attr->max_fast_reg_pages = cpu_to_le32(ERI_SIM_MAX_FAST_REG_PAGES);
+	attr->cc_algos = cpu_to_le32(GENMASK(ERI_CC_NUM - 1, 0));
+	attr->cc_default = ERI_SIM_CC_DEFAULT;
 	attr->max_qp = cpu_to_le32(ERI_SIM_MAX_QP);
 	attr->max_cq = cpu_to_le32(ERI_SIM_MAX_CQ);
 	attr->max_mr = cpu_to_le32(ERI_SIM_MAX_MR);
@@ -150,6 +160,18 @@ static u8 eri_sim_query_stats(struct eri_sim_dev *sdev,
 	return ERI_AQ_STS_OK;
 }
 
+/* QPs created from now on take the algorithm; the device context orders it. */
+static u8 eri_sim_set_cc(struct eri_sim_dev *sdev,
+			 const struct eri_aq_set_cc_cmd *cmd)
+{
+	u32 algo = le32_to_cpu(cmd->algo);
+
+	if (algo >= ERI_CC_NUM)
+		return ERI_AQ_STS_BAD_PARAM;
+	sdev->cc_algo = algo;
+	return ERI_AQ_STS_OK;
+}
+
 static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		       const union eri_sim_aq_cmd *cmd, void *resp)
 {
@@ -180,6 +202,8 @@ static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		return eri_sim_destroy_qp(sdev, &cmd->destroy_qp);
 	case ERI_AQ_OP_QUERY_STATS:
 		return eri_sim_query_stats(sdev, &cmd->query_stats);
+	case ERI_AQ_OP_SET_CC:
+		return eri_sim_set_cc(sdev, &cmd->set_cc);
 	default:
 		return ERI_AQ_STS_BAD_OPCODE;
 	}

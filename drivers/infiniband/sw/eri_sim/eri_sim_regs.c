@@ -12,6 +12,7 @@
 #include <linux/bitops.h>
 #include <linux/string.h>
 
+#include "eri_sim_cc.h"
 #include "eri_sim_qp.h"
 
 static bool eri_sim_reg_valid(u32 off)
@@ -194,6 +195,7 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	xa_init(&sdev->mrs);
 	xa_init(&sdev->cqs);
 	xa_init(&sdev->qps);
+	sdev->cc_algo = ERI_SIM_CC_DEFAULT;
 	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
 	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
 	INIT_WORK(&sdev->irq_work, eri_sim_irq_work);
@@ -212,6 +214,7 @@ static void eri_sim_disable(struct eri_sim_dev *sdev)
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		eri_sim_eq_destroy(&sdev->ceq[i]);
 	eri_sim_mrs_destroy(sdev);
+	sdev->cc_algo = ERI_SIM_CC_DEFAULT;
 	memset(&sdev->aq, 0, sizeof(sdev->aq));
 	memset(&sdev->port_reported, 0, sizeof(sdev->port_reported));
 	sdev->irq_pending = 0;
