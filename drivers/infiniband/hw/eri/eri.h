@@ -4,6 +4,7 @@
 #define _ERI_H_
 
 #include <linux/idr.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
@@ -42,6 +43,8 @@ struct eri_ceq {
  * @pd_ida: PD numbers
  * @mr_ida: MR key indexes
  * @mr_variant: the variant byte of the next MR key
+ * @cc_lock: serializes SET_CC commands and protects @cc_algo
+ * @cc_algo: the enum eri_cc_algo the device gives new QPs
  */
 struct eri_dev {
 	struct ib_device ibdev;
@@ -60,12 +63,18 @@ struct eri_dev {
 	struct ida pd_ida;
 	struct ida mr_ida;
 	atomic_t mr_variant;
+	struct mutex cc_lock;	/* serializes SET_CC; protects @cc_algo */
+	u8 cc_algo;
 };
 
 static inline struct eri_dev *to_eri_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct eri_dev, ibdev);
 }
+
+/* eri_cc.c */
+extern const struct attribute_group eri_cc_attr_group;
+void eri_cc_init(struct eri_dev *edev);
 
 /* eri_eq.c */
 int eri_ceqs_init(struct eri_dev *edev);

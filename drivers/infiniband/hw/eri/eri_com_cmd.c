@@ -49,6 +49,8 @@ int eri_com_query_device(struct eri_com_dev *com,
 	attr->max_srq_wr = le32_to_cpu(r->max_srq_wr);
 	attr->max_ah = le32_to_cpu(r->max_ah);
 	attr->max_fast_reg_pages = le32_to_cpu(r->max_fast_reg_pages);
+	attr->cc_algos = le32_to_cpu(r->cc_algos);
+	attr->cc_default = r->cc_default;
 	attr->max_send_sge = le16_to_cpu(r->max_send_sge);
 	attr->max_recv_sge = le16_to_cpu(r->max_recv_sge);
 	attr->max_inline_data = le16_to_cpu(r->max_inline_data);
@@ -299,6 +301,26 @@ int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn)
 	struct eri_aq_destroy_qp_cmd cmd = {
 		.hdr = eri_com_hdr(ERI_AQ_OP_DESTROY_QP),
 		.qpn = cpu_to_le32(qpn),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_set_cc - SET_CC: the congestion-control algorithm of new QPs
+ * @com: the device
+ * @algo: one of the device's cc_algos
+ *
+ * Sleeps.  QPs created after it completes use @algo; callers serialize
+ * against each other if they care which of two settings wins.
+ *
+ * Return: 0 or a negative errno (-EINVAL for an algorithm the device lacks).
+ */
+int eri_com_set_cc(struct eri_com_dev *com, enum eri_cc_algo algo)
+{
+	struct eri_aq_set_cc_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_SET_CC),
+		.algo = cpu_to_le32(algo),
 	};
 
 	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);

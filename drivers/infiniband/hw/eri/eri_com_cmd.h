@@ -22,6 +22,8 @@ struct eri_com_dev_attr {
 	u32 max_srq_wr;
 	u32 max_ah;
 	u32 max_fast_reg_pages;	/* pages of a fast-registration region */
+	u32 cc_algos;		/* BIT(enum eri_cc_algo) implemented */
+	u8 cc_default;		/* enum eri_cc_algo after a reset */
 	u16 max_send_sge;
 	u16 max_recv_sge;
 	u16 max_inline_data;
@@ -86,6 +88,7 @@ int eri_com_modify_qp(struct eri_com_dev *com, u32 qpn,
 int eri_com_query_qp(struct eri_com_dev *com, u32 qpn,
 		     struct eri_qp_attr *attr);
 int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn);
+int eri_com_set_cc(struct eri_com_dev *com, enum eri_cc_algo algo);
 int eri_com_query_stats(struct eri_com_dev *com, u64 *stats,
 			unsigned int num);
 

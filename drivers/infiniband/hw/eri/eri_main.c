@@ -50,6 +50,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.dereg_mr = eri_dereg_mr,
 	.destroy_cq = eri_destroy_cq,
 	.destroy_qp = eri_destroy_qp,
+	.device_group = &eri_cc_attr_group,
 	.fill_res_qp_entry = eri_fill_res_qp_entry,
 	.get_dev_fw_str = eri_get_dev_fw_str,
 	.get_dma_mr = eri_get_dma_mr,
@@ -163,6 +164,7 @@ int eri_probe(struct eri_bus_dev *bdev)
 	ret = eri_com_query_port(&edev->com, &edev->port);
 	if (ret)
 		goto err_com_fini;
+	eri_cc_init(edev);
 	ret = eri_ceqs_init(edev);
 	if (ret)
 		goto err_com_fini;
