@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of the congestion-control engine: each algorithm is stepped
+ * through scripted sequences of ACKs (with RTT samples), ECN echoes, losses
+ * and timeouts on a scripted clock, and its window, rate and pacing are
+ * checked against the arithmetic eri_sim_cc.h specifies.
+ */
+#include <kunit/test.h>
+#include <linux/math64.h>
+#include <linux/time64.h>
+
+#include "eri_sim_cc.h"
+
+#define T_MTU		4096U
+#define T_US		1000ULL
+#define T_FP(pkts)	((u32)(pkts) << ERI_SIM_CC_FP_SHIFT)
+
+/* A window of acknowledgements, one ACK per packet. */
+static void t_ack_pkts(struct eri_sim_cc *cc, u64 *now, u64 step, u64 rtt,
+		       u32 pkts, u32 inflight)
+{
+	u32 i;
+
+	for (i = 0; i < pkts; i++) {
+		*now += step;
+		eri_sim_cc_on_ack(cc, *now, rtt, 1, inflight);
+	}
+}
+
+/* ------------------------------------------------------------ RTT estimator */
+
+static void eri_sim_cc_test_rtt(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 srtt, rttvar;
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_FIXED, T_MTU, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_srtt_ns(&cc), 0);
+	/* Before a sample: the initial RTO, clamped. */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 0, U64_MAX),
+			ERI_SIM_CC_INIT_RTO_NS);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 0, 1000), 1000);
+
+	eri_sim_cc_on_ack(&cc, 10, 800 * T_US, 1, 0);
+	KUNIT_EXPECT_EQ(test, cc.srtt_ns, 800 * T_US);
+	KUNIT_EXPECT_EQ(test, cc.rttvar_ns, 400 * T_US);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 800 * T_US);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 0, U64_MAX),
+			(800 + 4 * 400) * T_US);
+
+	/* RFC 6298: rttvar = 3/4 rttvar + 1/4 |srtt - r|, srtt = 7/8 + 1/8. */
+	eri_sim_cc_on_ack(&cc, 20, 400 * T_US, 1, 0);
+	rttvar = 400 * T_US - 100 * T_US + 100 * T_US;
+	srtt = 800 * T_US - 100 * T_US + 50 * T_US;
+	KUNIT_EXPECT_EQ(test, cc.rttvar_ns, rttvar);
+	KUNIT_EXPECT_EQ(test, cc.srtt_ns, srtt);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 400 * T_US);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 0, U64_MAX),
+			srtt + 4 * rttvar);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 5 * NSEC_PER_SEC,
+						10 * NSEC_PER_SEC),
+			5 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 0, 100 * T_US),
+			100 * T_US);
+
+	/* No sample, or a bogus one, leaves the estimate alone. */
+	eri_sim_cc_on_ack(&cc, 30, 0, 1, 0);
+	eri_sim_cc_on_ack(&cc, 40, ERI_SIM_CC_MAX_RTT_NS + 1, 1, 0);
+	KUNIT_EXPECT_EQ(test, cc.srtt_ns, srtt);
+	KUNIT_EXPECT_EQ(test, cc.rttvar_ns, rttvar);
+	KUNIT_EXPECT_EQ(test, cc.acks, 4);
+
+	/* Converges on a steady RTT; rttvar decays towards 0. */
+	t_ack_pkts(&cc, &(u64){ 50 }, 1, 300 * T_US, 200, 0);
+	/* Integer smoothing settles within 8 ns of the sample. */
+	KUNIT_EXPECT_GE(test, cc.srtt_ns, 300 * T_US);
+	KUNIT_EXPECT_LT(test, cc.srtt_ns, 300 * T_US + 8);
+	KUNIT_EXPECT_LT(test, cc.rttvar_ns, 1 * T_US);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 300 * T_US);
+
+	/* Tiny samples keep srtt at least 1 ns (it means "sampled"). */
+	t_ack_pkts(&cc, &(u64){ 1000 }, 1, 1, 500, 0);
+	KUNIT_EXPECT_GE(test, cc.srtt_ns, 1);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 1);
+}
+
+/* The clock is a plain u64: times near 2^63 and beyond work the same. */
+static void eri_sim_cc_test_large_clock(struct kunit *test)
+{
+	const u64 t0 = U64_MAX / 2 + 12345;
+	struct eri_sim_cc cc;
+	u64 now = t0;
+	u32 cwnd;
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_SWIFT, T_MTU, t0);
+	t_ack_pkts(&cc, &now, 10 * T_US, 100 * T_US, 16, 16);
+	KUNIT_EXPECT_EQ(test, cc.srtt_ns, 100 * T_US);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 32);
+	/* One cut per RTT, as at small times. */
+	eri_sim_cc_on_ack(&cc, now, 1000 * T_US, 1, 32);
+	cwnd = cc.cwnd;
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	eri_sim_cc_on_ack(&cc, now + 10 * T_US, 1000 * T_US, 1, 32);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, cwnd);
+	KUNIT_EXPECT_GE(test, eri_sim_cc_next_send_ns(&cc), t0);
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, t0);
+	eri_sim_cc_on_ecn(&cc, t0 + 1);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
+	eri_sim_cc_on_ack(&cc, t0 + 2 * ERI_SIM_CC_DCQCN_INC_PERIOD_NS, 0, 1, 1);
+	KUNIT_EXPECT_GT(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
+}
+
+/* ------------------------------------------------------------------ fixed */
+
+static void eri_sim_cc_test_fixed(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 now = 0;
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_FIXED, T_MTU, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_FIXED_WND);
+	KUNIT_EXPECT_STREQ(test, eri_sim_cc_algo_name(cc.algo), "fixed");
+	t_ack_pkts(&cc, &now, T_US, 100 * T_US, 64, 64);
+	eri_sim_cc_on_ecn(&cc, now);
+	eri_sim_cc_on_loss(&cc, now);
+	eri_sim_cc_on_timeout(&cc, now);
+	eri_sim_cc_sent(&cc, now, T_MTU);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_FIXED_WND);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), 0);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 0);
+	KUNIT_EXPECT_EQ(test, cc.ecn_echoes, 1);
+	KUNIT_EXPECT_EQ(test, cc.losses, 1);
+	KUNIT_EXPECT_EQ(test, cc.timeouts, 1);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 0);
+	/* The RTT estimator runs for every algorithm. */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_srtt_ns(&cc), 100 * T_US);
+
+	/* An unknown algorithm gives the default. */
+	eri_sim_cc_init(&cc, ERI_SIM_CC_NUM, T_MTU, 0);
+	KUNIT_EXPECT_EQ(test, cc.algo, ERI_SIM_CC_DEFAULT);
+	KUNIT_EXPECT_STREQ(test, eri_sim_cc_algo_name(ERI_SIM_CC_NUM),
+			   "unknown");
+}
+
+/* ------------------------------------------------------------------ swift */
+
+/* Swift at @cwnd packets in congestion avoidance, srtt and min_rtt 100 us. */
+static void t_swift_ca(struct eri_sim_cc *cc, u64 *now, u32 cwnd)
+{
+	eri_sim_cc_init(cc, ERI_SIM_CC_SWIFT, T_MTU, 0);
+	*now = 0;
+	eri_sim_cc_on_ack(cc, ++*now, 100 * T_US, 0, 0);
+	cc->cwnd = T_FP(cwnd);
+	cc->swift.ssthresh = T_FP(cwnd);
+}
+
+static void eri_sim_cc_test_swift_growth(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 now = 0;
+	u32 w;
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_SWIFT, T_MTU, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc),
+			ERI_SIM_CC_SWIFT_INIT_CWND);
+	/* No RTT yet: not paced. */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), 0);
+
+	/* Slow start below target (100 us + max(100 us, 50 us) = 200 us). */
+	t_ack_pkts(&cc, &now, T_US, 100 * T_US, 16, 16);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 32);
+	t_ack_pkts(&cc, &now, T_US, 190 * T_US, 32, 32);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 64);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 0);
+
+	/* Congestion avoidance: one packet per window of ACKs. */
+	t_swift_ca(&cc, &now, 40);
+	t_ack_pkts(&cc, &now, T_US, 150 * T_US, 40, 40);
+	w = cc.cwnd;
+	KUNIT_EXPECT_GE(test, w, T_FP(40) + ERI_SIM_CC_ONE * 95 / 100);
+	KUNIT_EXPECT_LE(test, w, T_FP(41));
+	t_ack_pkts(&cc, &now, T_US, 150 * T_US, 41, 41);
+	KUNIT_EXPECT_GE(test, cc.cwnd, w + ERI_SIM_CC_ONE * 95 / 100);
+	KUNIT_EXPECT_LE(test, cc.cwnd, w + ERI_SIM_CC_ONE);
+
+	/* An application-limited sender does not grow its window. */
+	w = cc.cwnd;
+	t_ack_pkts(&cc, &now, T_US, 150 * T_US, 50, 2);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, w);
+
+	/* The ceiling. */
+	t_swift_ca(&cc, &now, 250);
+	t_ack_pkts(&cc, &now, T_US, 150 * T_US, 20 * 256, 256);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, T_FP(ERI_SIM_CC_MAX_WND));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_MAX_WND);
+}
+
+static void eri_sim_cc_test_swift_cut(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 now, target = 200 * T_US, delay, t_cut, srtt;
+	u32 mdf;
+
+	/* 400 us against 200 us: cut by 0.8 * 200 / 400 = 0.4. */
+	t_swift_ca(&cc, &now, 100);
+	delay = 400 * T_US;
+	eri_sim_cc_on_ack(&cc, ++now, delay, 1, 100);
+	mdf = div64_u64((delay - target) * ERI_SIM_CC_SWIFT_BETA, delay);
+	KUNIT_EXPECT_EQ(test, mdf, 409);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, (u32)((u64)T_FP(100) * (1024 - mdf) >> 10));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 60);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	KUNIT_EXPECT_EQ(test, cc.swift.ssthresh, cc.cwnd);
+
+	/* Proportional: a smaller overshoot cuts less. */
+	t_swift_ca(&cc, &now, 100);
+	delay = 250 * T_US;
+	eri_sim_cc_on_ack(&cc, ++now, delay, 1, 100);
+	mdf = div64_u64((delay - target) * ERI_SIM_CC_SWIFT_BETA, delay);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, (u32)((u64)T_FP(100) * (1024 - mdf) >> 10));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 84);
+
+	/* A huge overshoot cuts by MAX_MDF (half), no more. */
+	t_swift_ca(&cc, &now, 100);
+	eri_sim_cc_on_ack(&cc, ++now, 100 * 1000 * T_US, 1, 100);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, T_FP(50));
+
+	/* At most once per (smoothed) RTT. */
+	t_swift_ca(&cc, &now, 100);
+	cc.srtt_ns = 500 * T_US;
+	eri_sim_cc_on_ack(&cc, ++now, 400 * T_US, 1, 100);
+	t_cut = now;
+	srtt = cc.srtt_ns;
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	mdf = cc.cwnd;
+	t_ack_pkts(&cc, &now, 10 * T_US, 400 * T_US, 20, 100);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, mdf);
+	KUNIT_EXPECT_LT(test, now - t_cut, srtt);
+	eri_sim_cc_on_ack(&cc, t_cut + srtt - 1, 400 * T_US, 1, 100);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	now = t_cut + srtt;
+	eri_sim_cc_on_ack(&cc, now, 400 * T_US, 1, 100);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 2);
+	KUNIT_EXPECT_LT(test, cc.cwnd, mdf);
+
+	/* Back below target, the window grows again. */
+	mdf = cc.cwnd;
+	t_ack_pkts(&cc, &now, 10 * T_US, 120 * T_US, 100, 100);
+	KUNIT_EXPECT_GT(test, cc.cwnd, mdf);
+}
+
+static void eri_sim_cc_test_swift_loss(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 now;
+	u32 i;
+
+	/* An isolated loss on a short queue: no cut. */
+	t_swift_ca(&cc, &now, 64);
+	t_ack_pkts(&cc, &now, T_US, 110 * T_US, 10, 64);
+	eri_sim_cc_on_loss(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 64);
+	KUNIT_EXPECT_EQ(test, cc.losses, 1);
+	/* One loss per RTT, RTT after RTT (1% at this window): still none. */
+	for (i = 0; i < 20; i++) {
+		t_ack_pkts(&cc, &now, 2 * T_US, 110 * T_US, 64, 64);
+		eri_sim_cc_on_loss(&cc, ++now);
+	}
+	KUNIT_EXPECT_EQ(test, cc.cuts, 0);
+	KUNIT_EXPECT_GE(test, eri_sim_cc_window(&cc), 64);
+
+	/* A burst (window / 8 within an RTT) is congestion: halve, once. */
+	t_swift_ca(&cc, &now, 64);
+	for (i = 0; i < 64 / ERI_SIM_CC_SWIFT_LOSS_DIV - 1; i++)
+		eri_sim_cc_on_loss(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 0);
+	eri_sim_cc_on_loss(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, T_FP(32));
+	for (i = 0; i < 8; i++)
+		eri_sim_cc_on_loss(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+
+	/* A loss while the delay is over target: halve. */
+	t_swift_ca(&cc, &now, 64);
+	cc.srtt_ns = 300 * T_US;
+	eri_sim_cc_on_ack(&cc, ++now, 350 * T_US, 0, 64);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	/* ...but not twice in that RTT. */
+	eri_sim_cc_on_loss(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	now += cc.srtt_ns;
+	i = cc.cwnd;
+	eri_sim_cc_on_loss(&cc, now);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 2);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, i / 2);
+
+	/* ECN marks alone do not move Swift's window. */
+	t_swift_ca(&cc, &now, 64);
+	eri_sim_cc_on_ecn(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, T_FP(64));
+	KUNIT_EXPECT_EQ(test, cc.ecn_echoes, 1);
+}
+
+static void eri_sim_cc_test_swift_timeout(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u32 rtts = 0, w;
+	u64 now;
+
+	t_swift_ca(&cc, &now, 100);
+	eri_sim_cc_on_timeout(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
+	KUNIT_EXPECT_EQ(test, cc.swift.ssthresh, T_FP(50));
+	KUNIT_EXPECT_EQ(test, cc.timeouts, 1);
+	/* A second timeout in a row: still one packet, ssthresh 2. */
+	eri_sim_cc_on_timeout(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
+	KUNIT_EXPECT_EQ(test, cc.swift.ssthresh, T_FP(2));
+
+	/* Recovery: slow start (doubling per RTT) back to ssthresh. */
+	t_swift_ca(&cc, &now, 100);
+	eri_sim_cc_on_timeout(&cc, ++now);
+	while (eri_sim_cc_window(&cc) < 50 && rtts < 20) {
+		u32 w = eri_sim_cc_window(&cc);
+
+		t_ack_pkts(&cc, &now, T_US, 100 * T_US, w, w);
+		rtts++;
+	}
+	/* 1 2 4 8 16 32, then 50 and additive increase for the rest. */
+	KUNIT_EXPECT_EQ(test, rtts, 6);
+	KUNIT_EXPECT_GE(test, cc.cwnd, T_FP(50));
+	KUNIT_EXPECT_LT(test, cc.cwnd, T_FP(51));
+	/* Then additive increase: a packet per window of ACKs. */
+	w = cc.cwnd;
+	t_ack_pkts(&cc, &now, T_US, 100 * T_US, 50, 50);
+	KUNIT_EXPECT_GE(test, cc.cwnd, w + ERI_SIM_CC_ONE * 95 / 100);
+	KUNIT_EXPECT_LE(test, cc.cwnd, w + ERI_SIM_CC_ONE);
+}
+
+static void eri_sim_cc_test_swift_pacing(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 now, rate, gap, t;
+	u32 i;
+
+	/* At or above a packet: cwnd * mtu / srtt * 1.25. */
+	t_swift_ca(&cc, &now, 32);
+	cc.srtt_ns = 1000 * T_US;
+	cc.min_rtt_ns = 1000 * T_US;
+	eri_sim_cc_on_ack(&cc, ++now, 1000 * T_US, 0, 32);
+	/* 32 * 4096 B per ms = 131072000 B/s, times 1.25. */
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 163840000ULL);
+	/* In slow start, twice the window's rate. */
+	cc.swift.ssthresh = T_FP(64);
+	eri_sim_cc_on_ack(&cc, ++now, 1000 * T_US, 0, 32);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 262144000ULL);
+
+	/* Packets leave one packet time apart, after a burst of 4. */
+	rate = cc.pacing_rate;
+	gap = div64_u64((u64)T_MTU * NSEC_PER_SEC, rate);
+	now = 10 * NSEC_PER_SEC;
+	for (i = 0; i < ERI_SIM_CC_PACE_BURST; i++) {
+		KUNIT_EXPECT_LE(test, eri_sim_cc_next_send_ns(&cc), now);
+		eri_sim_cc_sent(&cc, now, T_MTU);
+	}
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + gap);
+	t = eri_sim_cc_next_send_ns(&cc);
+	eri_sim_cc_sent(&cc, t, T_MTU);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + gap);
+
+	/* Below a packet: the window is enforced by pacing alone. */
+	t_swift_ca(&cc, &now, 2);
+	cc.srtt_ns = 100 * T_US;
+	for (i = 0; i < 10; i++) {
+		/* A cut per RTT: the huge sample made srtt 12.6 ms. */
+		now += 20 * NSEC_PER_MSEC;
+		eri_sim_cc_on_ack(&cc, now, 100 * 1000 * T_US, 0, 1);
+		cc.srtt_ns = 100 * T_US;
+	}
+	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_SWIFT_MIN_CWND);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
+	eri_sim_cc_on_ack(&cc, ++now, 0, 0, 1);
+	/* 1/64 packet per 100 us: one packet every 6.4 ms, no burst. */
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, (u64)T_MTU * 10000 / 64);
+	eri_sim_cc_sent(&cc, now, T_MTU);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 6400 * T_US);
+	eri_sim_cc_sent(&cc, now + 6400 * T_US, T_MTU);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 12800 * T_US);
+
+	/* Below a packet, growth is AI per ACK back to one packet. */
+	eri_sim_cc_on_ack(&cc, ++now, 100 * T_US, 1, 0);
+	KUNIT_EXPECT_EQ(test, cc.cwnd,
+			ERI_SIM_CC_SWIFT_MIN_CWND + ERI_SIM_CC_SWIFT_AI);
+}
+
+/* ------------------------------------------------------------------ DCQCN */
+
+static u32 t_alpha_up(u32 a)
+{
+	return (a * (1024 - ERI_SIM_CC_DCQCN_G) + ERI_SIM_CC_DCQCN_G * 1024) /
+	       1024;
+}
+
+static u32 t_alpha_down(u32 a)
+{
+	return a - DIV_ROUND_UP(a * ERI_SIM_CC_DCQCN_G, 1024);
+}
+
+static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 rc, now = 0;
+	u32 alpha;
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, ERI_SIM_CC_DCQCN_LINE_RATE);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_MAX_WND);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, 1024);
+
+	/* The first CNP halves the rate (alpha 1). */
+	eri_sim_cc_on_ecn(&cc, ++now);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, ERI_SIM_CC_DCQCN_LINE_RATE);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, cc.dcqcn.rc);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, t_alpha_up(1024));
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+
+	/* Within the cut interval: counted, no cut. */
+	eri_sim_cc_on_ecn(&cc, now + ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS - 1);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	KUNIT_EXPECT_EQ(test, cc.ecn_echoes, 2);
+
+	/* Alpha decays each period without a CNP: 3 periods, one had CNPs. */
+	now = 3 * ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS + 1;
+	alpha = t_alpha_down(t_alpha_down(cc.dcqcn.alpha));
+	eri_sim_cc_on_loss(&cc, now);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, alpha);
+
+	/* The next CNP cuts by alpha / 2, then raises alpha. */
+	rc = cc.dcqcn.rc;
+	eri_sim_cc_on_ecn(&cc, now);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rc);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc * (1024 - alpha / 2) / 1024);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, t_alpha_up(alpha));
+
+	/* A long quiet time: alpha decays to 0. */
+	now += 10 * NSEC_PER_SEC;
+	eri_sim_cc_on_loss(&cc, now);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, 0);
+	/* Losses do not cut. */
+	KUNIT_EXPECT_EQ(test, cc.cuts, 2);
+
+	/* The rate never falls below the floor. */
+	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	for (now = 1; now < 100 * ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS;
+	     now += ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS)
+		eri_sim_cc_on_ecn(&cc, now);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_MIN_RATE);
+
+	/* With an RTT, cuts are at most once per srtt; the window follows. */
+	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	eri_sim_cc_on_ack(&cc, 1, 200 * T_US, 1, 1);
+	eri_sim_cc_on_ecn(&cc, 2);
+	eri_sim_cc_on_ecn(&cc, 2 + 100 * T_US);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
+	/* 2 * 625 MB/s * 200 us / 4096 B = 61 packets. */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 61);
+	eri_sim_cc_on_ecn(&cc, 2 + 200 * T_US);
+	KUNIT_EXPECT_EQ(test, cc.cuts, 2);
+
+	/* A timeout halves the rate (once the elapsed periods are applied). */
+	eri_sim_cc_on_loss(&cc, 10 * NSEC_PER_MSEC);
+	rc = cc.dcqcn.rc;
+	eri_sim_cc_on_timeout(&cc, 10 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc / 2);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rc);
+	KUNIT_EXPECT_EQ(test, cc.timeouts, 1);
+}
+
+static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
+{
+	const u64 p = ERI_SIM_CC_DCQCN_INC_PERIOD_NS;
+	struct eri_sim_cc cc;
+	u64 rc, rt, now = 0;
+	u32 i;
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	eri_sim_cc_on_ecn(&cc, 0);
+	rt = cc.dcqcn.rt;
+	rc = cc.dcqcn.rc;
+
+	/* Fast recovery: FR_STEPS timer events halve the gap to the target. */
+	for (i = 1; i <= ERI_SIM_CC_DCQCN_FR_STEPS; i++) {
+		now = i * p;
+		eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
+		rc = (rt + rc) / 2;
+		KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rt);
+		KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+		KUNIT_EXPECT_EQ(test, cc.pacing_rate, rc);
+	}
+
+	/* Second cut so the target is below the line rate. */
+	eri_sim_cc_on_ecn(&cc, now);
+	rt = cc.dcqcn.rt;
+	rc = cc.dcqcn.rc;
+	KUNIT_EXPECT_LT(test, rt, ERI_SIM_CC_DCQCN_LINE_RATE);
+	/* Several periods at once are caught up in one call. */
+	now += ERI_SIM_CC_DCQCN_FR_STEPS * p;
+	eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
+	for (i = 0; i < ERI_SIM_CC_DCQCN_FR_STEPS; i++)
+		rc = (rt + rc) / 2;
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+
+	/* Additive increase: the target rises by RAI per event. */
+	cc.dcqcn.rt = ERI_SIM_CC_DCQCN_LINE_RATE / 4;
+	cc.dcqcn.rc = ERI_SIM_CC_DCQCN_LINE_RATE / 4;
+	rt = cc.dcqcn.rt;
+	rc = cc.dcqcn.rc;
+	now += p;
+	eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
+	rt += ERI_SIM_CC_DCQCN_RAI;
+	rc = (rt + rc) / 2;
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rt);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+
+	/* Byte events: FR_STEPS + 1 of them bring on hyper increase. */
+	for (i = 1; i <= ERI_SIM_CC_DCQCN_FR_STEPS + 1; i++) {
+		eri_sim_cc_on_ack(&cc, now,  0,
+				  ERI_SIM_CC_DCQCN_INC_BYTES / T_MTU, 0);
+		if (i <= ERI_SIM_CC_DCQCN_FR_STEPS)
+			rt += ERI_SIM_CC_DCQCN_RAI;
+		else
+			rt += ERI_SIM_CC_DCQCN_RHAI;
+		rc = (rt + rc) / 2;
+		KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rt);
+		KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+	}
+
+	/* Recovery ends at the line rate, never above. */
+	now += NSEC_PER_SEC;
+	for (i = 0; i < 100; i++)
+		eri_sim_cc_on_ack(&cc, now + i * 64 * p, 0, 0, 0);
+	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, ERI_SIM_CC_DCQCN_LINE_RATE);
+	KUNIT_EXPECT_LE(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE);
+	KUNIT_EXPECT_GE(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE - 1);
+}
+
+static struct kunit_case eri_sim_cc_test_cases[] = {
+	KUNIT_CASE(eri_sim_cc_test_rtt),
+	KUNIT_CASE(eri_sim_cc_test_large_clock),
+	KUNIT_CASE(eri_sim_cc_test_fixed),
+	KUNIT_CASE(eri_sim_cc_test_swift_growth),
+	KUNIT_CASE(eri_sim_cc_test_swift_cut),
+	KUNIT_CASE(eri_sim_cc_test_swift_loss),
+	KUNIT_CASE(eri_sim_cc_test_swift_timeout),
+	KUNIT_CASE(eri_sim_cc_test_swift_pacing),
+	KUNIT_CASE(eri_sim_cc_test_dcqcn_cut),
+	KUNIT_CASE(eri_sim_cc_test_dcqcn_increase),
+	{}
+};
+
+static struct kunit_suite eri_sim_cc_test_suite = {
+	.name = "eri_sim_cc",
+	.test_cases = eri_sim_cc_test_cases,
+};
+
+kunit_test_suite(eri_sim_cc_test_suite);
