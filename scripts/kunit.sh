@@ -5,6 +5,13 @@
 #     Run ERI's KUnit suites with the kernel's own tools/testing/kunit/kunit.py
 #     in QEMU (x86_64, TCG: no KVM needed), ERI placed in-tree by
 #     scripts/kernel-tree.sh.  VERSION: 6.12 (default) and/or 6.1.
+#     VERSION "debug" instead runs the suites on ERI's debug kernel
+#     (scripts/debug-kernel.sh: 6.12 with KUnit built in, KASAN, lockdep,
+#     kmemleak): eri.ko and eri_sim.ko are built out of tree with their suites
+#     linked in, loaded in a VM (tests/vm-debug/kunit.sh), where the suites
+#     run; the modules are then unloaded and kmemleak must find nothing.
+#     kunit.py parse reads the results.  After --, a filter glob
+#     ("suite" or "suite.test") selects suites in both modes.
 #     Exits non-zero if a build fails, a test fails or crashes, or no test ran.
 #
 # Environment:
@@ -35,9 +42,9 @@ versions=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--) shift; break ;;
-	6.12|6.1) versions+=("$1"); shift ;;
-	-h|--help) sed -n '3,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) die "unknown argument '$1' (versions: 6.12 6.1; kunit.py arguments after --)" ;;
+	6.12|6.1|debug) versions+=("$1"); shift ;;
+	-h|--help) sed -n '3,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) die "unknown argument '$1' (versions: 6.12 6.1 debug; kunit.py arguments after --)" ;;
 	esac
 done
 [ ${#versions[@]} -gt 0 ] || versions=(6.12)
@@ -79,10 +86,66 @@ effective_kunitconfig() {
 	if cmp -s "$out.tmp" "$out"; then rm -f "$out.tmp"; else mv "$out.tmp" "$out"; fi
 }
 
+# summarize VERSION LOG RC SECONDS: add kunit.py's summary line of LOG to
+# the totals and to the summaries; sets status on failure.
+summarize() {
+	local v=$1 log=$2 rc=$3 secs=$4 line ran p f c s verdict
+	line=$(sed -n 's/.*Testing complete\. \(Ran .*\)$/\1/p' "$log" | tail -n1)
+	count() { sed -n "s/.*[ :,]$1: \([0-9]*\).*/\1/p" <<<"$line" | head -n1; }
+	ran=$(sed -n 's/^Ran \([0-9]*\) tests.*/\1/p' <<<"$line")
+	p=$(count passed); f=$(count failed); c=$(count crashed); s=$(count skipped)
+	p=${p:-0} f=${f:-0} c=${c:-0} s=${s:-0} ran=${ran:-0}
+	tot_pass=$((tot_pass + p)); tot_fail=$((tot_fail + f + c)); tot_skip=$((tot_skip + s))
+	verdict=ok
+	if [ "$rc" -ne 0 ]; then verdict="exit status $rc"; fi
+	if [ -z "$line" ]; then verdict="no summary (build or boot failed?)"
+	elif [ "$ran" -eq 0 ]; then verdict="no tests ran"
+	elif [ $((f + c)) -ne 0 ]; then verdict="failures"
+	fi
+	[ "$verdict" = ok ] || status=1
+	summaries+=("$v: ${line:-no result} [$verdict] ($secs s)")
+}
+
+# The debug kernel: suites linked into the out-of-tree modules, run on load.
+run_debug() {
+	local work=$ERI_CACHE/kunit/debug rel kdir mods t0 rc=0
+	mkdir -p "$work"
+	t0=$(date +%s)
+	rel=$("$REPO/scripts/debug-kernel.sh" | tail -n1) || { summaries+=("debug: debug kernel build failed"); status=1; return; }
+	kdir=$ERI_CACHE/kernels/$rel/build
+	mods=$REPO/build/$rel-kunit
+	log "debug: building the modules with their KUnit suites in $mods"
+	if ! "$REPO/scripts/build-modules.sh" "$kdir" "$mods" \
+		CONFIG_INFINIBAND_ERI_KUNIT_TEST=y CONFIG_INFINIBAND_ERI_SIM_KUNIT_TEST=y \
+		> "$work/build.log" 2>&1; then
+		tail -n 30 "$work/build.log" >&2
+		summaries+=("debug: module build failed ($work/build.log)"); status=1; return
+	fi
+	log "debug: loading them on $rel (vm-run, results in $work/vm)"
+	set +e
+	"$REPO/scripts/vm-run" --kernel 6.12-debug --modules "$mods" \
+		--timeout "$KUNIT_TIMEOUT" --out "$work/vm" "$REPO/tests/vm-debug/kunit.sh" \
+		"${extra[@]:0:1}" >&2
+	rc=$?
+	set -e
+	if [ -s "$work/vm/ktap.txt" ]; then
+		(cd "$("$REPO/scripts/kernel-tree.sh" 6.12)" &&
+			"$PY" tools/testing/kunit/kunit.py parse "$work/vm/ktap.txt") 2>&1 |
+			tee "$work/kunit.log"
+	else
+		echo "no KTAP results from the guest ($work/vm)" | tee "$work/kunit.log"
+	fi
+	summarize debug "$work/kunit.log" "$rc" $(($(date +%s) - t0))
+}
+
 status=0
 summaries=()
 tot_pass=0 tot_fail=0 tot_skip=0
 for v in "${versions[@]}"; do
+	if [ "$v" = debug ]; then
+		run_debug
+		continue
+	fi
 	src=$("$REPO/scripts/kernel-tree.sh" "$v")
 	pkgver=$(cat "$src/.eri-pkgversion")
 	work=$ERI_CACHE/kunit/$v
@@ -112,20 +175,7 @@ for v in "${versions[@]}"; do
 	t1=$(date +%s)
 	exec 7>&-
 
-	line=$(sed -n 's/.*Testing complete\. \(Ran .*\)$/\1/p' "$work/kunit.log" | tail -n1)
-	count() { sed -n "s/.*[ :,]$1: \([0-9]*\).*/\1/p" <<<"$line" | head -n1; }
-	ran=$(sed -n 's/^Ran \([0-9]*\) tests.*/\1/p' <<<"$line")
-	p=$(count passed); f=$(count failed); c=$(count crashed); s=$(count skipped)
-	p=${p:-0} f=${f:-0} c=${c:-0} s=${s:-0} ran=${ran:-0}
-	tot_pass=$((tot_pass + p)); tot_fail=$((tot_fail + f + c)); tot_skip=$((tot_skip + s))
-	verdict=ok
-	if [ "$rc" -ne 0 ]; then verdict="kunit.py exit $rc"; fi
-	if [ -z "$line" ]; then verdict="no summary (build or boot failed?)"
-	elif [ "$ran" -eq 0 ]; then verdict="no tests ran"
-	elif [ $((f + c)) -ne 0 ]; then verdict="failures"
-	fi
-	[ "$verdict" = ok ] || status=1
-	summaries+=("$v: ${line:-no result} [$verdict] ($((t1 - t0)) s)")
+	summarize "$v" "$work/kunit.log" "$rc" $((t1 - t0))
 done
 
 echo
