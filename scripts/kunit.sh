@@ -146,13 +146,15 @@ for v in "${versions[@]}"; do
 		run_debug
 		continue
 	fi
-	src=$("$REPO/scripts/kernel-tree.sh" "$v")
-	pkgver=$(cat "$src/.eri-pkgversion")
 	work=$ERI_CACHE/kunit/$v
 	bd=$work/build
 	mkdir -p "$work"
+	# Held from copying ERI into the tree until kunit.py is done: another
+	# run must not put other sources in between.
 	exec 7>"$work/.lock"
 	flock 7
+	src=$("$REPO/scripts/kernel-tree.sh" "$v")
+	pkgver=$(cat "$src/.eri-pkgversion")
 	if [ -f "$work/.eri-pkgversion" ] && [ "$(cat "$work/.eri-pkgversion")" != "$pkgver" ]; then
 		log "linux-source-$v changed to $pkgver: wiping $bd"
 		rm -rf "$bd"
