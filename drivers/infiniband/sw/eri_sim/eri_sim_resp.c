@@ -68,6 +68,7 @@ static int eri_sim_resp_take_one_locked(struct eri_sim_qp *qp)
 	u16 pi;
 	u32 i;
 
+	lockdep_assert_held(&qp->lock);
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
 	if (pi == qp->rq_take)
 		return 0;
@@ -119,6 +120,7 @@ static int eri_sim_resp_rwqe_locked(struct eri_sim_qp *qp, u32 msn,
 	u32 k = msn - qp->rcv_msn;
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	if (k >= ERI_SIM_RQ_AHEAD)
 		return -EINVAL;
 	while (eri_ring_used(qp->rq_take, qp->rq_ci) <= k) {
@@ -138,6 +140,7 @@ static int eri_sim_resp_rwqe_locked(struct eri_sim_qp *qp, u32 msn,
 static void eri_sim_resp_fail_locked(struct eri_sim_qp *qp, u8 syndrome,
 				     u8 recv_status)
 {
+	lockdep_assert_held(&qp->lock);
 	eri_sim_send_ack_locked(qp, syndrome, qp->rmap.base, 0);
 	if (qp->rq_take != qp->rq_ci && recv_status)
 		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
@@ -166,11 +169,8 @@ eri_sim_resp_msg_rwqe_locked(struct eri_sim_qp *qp,
 		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
 		return NULL;
 	}
+	/* Its last packet may have arrived already (@done): no matter. */
 	ret = eri_sim_resp_rwqe_locked(qp, msn, &r);
-	if (ret > 0 && r->done) {
-		/* Its message already ended: the peer contradicts itself. */
-		ret = -EINVAL;
-	}
 	if (ret > 0)
 		return r;
 	if (!in_order || qp->state == ERI_QPS_ERR)
@@ -217,6 +217,7 @@ static int eri_sim_resp_send_locked(struct eri_sim_qp *qp,
 	u32 off = be32_to_cpu(hdr->offset);
 	struct eri_sim_rwqe *r;
 
+	lockdep_assert_held(&qp->lock);
 	r = eri_sim_resp_msg_rwqe_locked(qp, hdr, psn, in_order);
 	if (!r)
 		return -EAGAIN;
@@ -249,6 +250,7 @@ static int eri_sim_resp_write_locked(struct eri_sim_qp *qp,
 	struct eri_sim_rwqe *r = NULL;
 	struct eri_sim_mr *mr;
 
+	lockdep_assert_held(&qp->lock);
 	if (hdr->opcode == ERI_OP_WRITE_IMM) {
 		r = eri_sim_resp_msg_rwqe_locked(qp, hdr, psn, in_order);
 		if (!r)
@@ -296,6 +298,7 @@ static u32 eri_sim_resp_read_locked(struct eri_sim_qp *qp,
 	struct eri_sim_mr *mr = NULL;
 	u32 mtu, npkts, i;
 
+	lockdep_assert_held(&qp->lock);
 	if (mtu_log < 8 || mtu_log > 12) {
 		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
 		return 0;
@@ -354,6 +357,7 @@ static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 	struct eri_sim_pend_read *free = NULL;
 	u32 i;
 
+	lockdep_assert_held(&qp->lock);
 	for (i = 0; i < ERI_SIM_PEND_READS; i++) {
 		struct eri_sim_pend_read *p = &qp->pend_read[i];
 
@@ -376,6 +380,7 @@ static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 /* Complete the messages whose every PSN arrived, in order. */
 static void eri_sim_resp_complete_locked(struct eri_sim_qp *qp)
 {
+	lockdep_assert_held(&qp->lock);
 	while (qp->rq_take != qp->rq_ci && qp->state != ERI_QPS_ERR) {
 		struct eri_sim_rwqe *r = eri_sim_resp_rwqe(qp, qp->rq_ci);
 
@@ -406,6 +411,7 @@ static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 {
 	u32 i;
 
+	lockdep_assert_held(&qp->lock);
 	for (;;) {
 		struct eri_sim_pend_read *read = NULL;
 		u32 n = eri_sim_psn_map_run(&qp->rmap);
@@ -436,6 +442,7 @@ static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 
 static void eri_sim_resp_dup_locked(struct eri_sim_qp *qp, u32 psn)
 {
+	lockdep_assert_held(&qp->lock);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
 	qp->ack_psn_trig = psn;
 	eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
