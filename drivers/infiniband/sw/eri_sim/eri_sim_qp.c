@@ -43,6 +43,18 @@ static enum hrtimer_restart eri_sim_qp_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+static enum hrtimer_restart eri_sim_qp_pace_timer(struct hrtimer *timer)
+{
+	struct eri_sim_qp *qp = container_of(timer, struct eri_sim_qp,
+					     pace_timer);
+
+	spin_lock(&qp->lock);
+	if (!qp->dead)
+		eri_sim_req_run_locked(qp);
+	spin_unlock(&qp->lock);
+	return HRTIMER_NORESTART;
+}
+
 static enum hrtimer_restart eri_sim_qp_ack_timer(struct hrtimer *timer)
 {
 	struct eri_sim_qp *qp = container_of(timer, struct eri_sim_qp,
@@ -139,10 +151,15 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->rnr_retry = 7;
 	eri_sim_sb_init(&qp->sb, 0);
 	eri_sim_psn_map_init(&qp->rmap, 0);
+	/* The device's algorithm now; the QP keeps it (SET_CC). */
+	qp->cc_algo = sdev->cc_algo;
+	eri_sim_cc_init(&qp->cc, qp->cc_algo, qp->mtu, ktime_get_ns());
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->timer.function = eri_sim_qp_timer;
 	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->ack_timer.function = eri_sim_qp_ack_timer;
+	hrtimer_init(&qp->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->pace_timer.function = eri_sim_qp_pace_timer;
 	INIT_WORK(&qp->tx_work, eri_sim_qp_tx_work);
 	/* Idle until RTS: a producer kicks after posting. */
 	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
@@ -273,6 +290,10 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 		eri_sim_qp_error_locked(qp, 0);
 		break;
 	case ERI_QPS_RTS:
+		/* A new connection starts its congestion control afresh. */
+		if (qp->state != ERI_QPS_SQD)
+			eri_sim_cc_init(&qp->cc, qp->cc_algo, qp->mtu,
+					ktime_get_ns());
 		qp->state = ERI_QPS_RTS;
 		qp->drained_sent = false;
 		eri_sim_req_run_locked(qp);
@@ -349,9 +370,10 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	attr.rx_pkts = cpu_to_le64(qp->rx_pkts);
 	attr.retrans_pkts = cpu_to_le64(qp->retrans_pkts);
 	attr.ooo_pkts = cpu_to_le64(qp->ooo_pkts);
-	attr.cwnd = cpu_to_le32(ERI_SIM_WINDOW_PKTS);
-	attr.srtt_us = cpu_to_le32(div_u64(qp->sb.srtt_ns, NSEC_PER_USEC));
-	attr.cc_algo = ERI_CC_FIXED;
+	attr.cwnd = cpu_to_le32(eri_sim_cc_window(&qp->cc));
+	attr.srtt_us = cpu_to_le32(div_u64(eri_sim_cc_srtt_ns(&qp->cc),
+					   NSEC_PER_USEC));
+	attr.cc_algo = qp->cc.algo;
 	memcpy(attr.sgid, qp->sgid, sizeof(attr.sgid));
 	memcpy(attr.dgid, qp->dgid, sizeof(attr.dgid));
 	spin_unlock_bh(&qp->lock);
@@ -370,6 +392,7 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp)
 	/* Neither re-arms the other once @dead is set. */
 	hrtimer_cancel(&qp->timer);
 	hrtimer_cancel(&qp->ack_timer);
+	hrtimer_cancel(&qp->pace_timer);
 	cancel_work_sync(&qp->tx_work);
 	eri_sim_qp_put(qp);
 	wait_for_completion(&qp->unused);
@@ -491,6 +514,7 @@ void eri_sim_qp_error_locked(struct eri_sim_qp *qp, u8 event)
 	qp->rnr_wait = false;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->ack_timer);
+	hrtimer_try_to_cancel(&qp->pace_timer);
 	eri_sim_qp_flush_locked(qp);
 	if (event)
 		eri_sim_aeq_post(qp->sdev, event, qp->qpn, 0);

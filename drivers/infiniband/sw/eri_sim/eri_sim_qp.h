@@ -18,18 +18,21 @@
 #include <net/dst_cache.h>
 
 #include "eri_sim.h"
+#include "eri_sim_cc.h"
 #include "eri_sim_rel.h"
 
-/* Packets a QP may have in flight (the congestion window's place). */
-#define ERI_SIM_WINDOW_PKTS	128
 /* Response packets one READ request asks for at most. */
 #define ERI_SIM_READ_CHUNK_PKTS	32
 /* Packets one run of the requester sends before it yields. */
 #define ERI_SIM_TX_BUDGET	64
 /* The requester asks for an ACK at least every this many packets. */
 #define ERI_SIM_ACK_EVERY	8
-/* Lower bound of the retransmission timeout. */
-#define ERI_SIM_MIN_RTO_NS	(1 * NSEC_PER_MSEC)
+/*
+ * Lower bound of the retransmission timeout: RTT samples under a loaded
+ * host (or QEMU) jump by milliseconds; probes and SACK find most losses
+ * long before it.
+ */
+#define ERI_SIM_MIN_RTO_NS	(5 * NSEC_PER_MSEC)
 /* Lower bound of the tail-loss probe timeout. */
 #define ERI_SIM_MIN_PTO_NS	(200 * NSEC_PER_USEC)
 /* The responder acknowledges at the latest this long after a request. */
@@ -170,6 +173,8 @@ struct eri_sim_qp {
 	u32 inv_end_psn;	/* end_psn of the newest SEND_INV */
 	bool inv_out;		/* @inv_end_psn not delivered yet */
 	struct eri_sim_sb sb;	/* PSNs in flight; sb.nxt: next new PSN */
+	struct eri_sim_cc cc;	/* window, pacing and the RTT estimate */
+	u8 cc_algo;		/* enum eri_cc_algo, from CREATE_QP on */
 	ktime_t deadline;	/* when the timer is due */
 	u64 rto_at;		/* ns: when the retransmission timeout is due */
 	u8 retries;		/* timeouts without progress */
@@ -179,6 +184,7 @@ struct eri_sim_qp {
 	bool probe_out;		/* a probe left since the last progress */
 	bool drained_sent;
 	struct hrtimer timer;
+	struct hrtimer pace_timer;	/* the pacing time of the next packet */
 	struct work_struct tx_work;
 
 	/* Responder. */

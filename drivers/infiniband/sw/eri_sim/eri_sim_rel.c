@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * eri_sim reliability logic: PSN bitmaps, the SACK encoding, and the
- * requester's scoreboard with its loss detector and retransmission timeout.
+ * requester's scoreboard with its loss detector and the backoff of the
+ * retransmission timeout.
  * Documentation/infiniband/eri.rst ("Reliability") describes the scheme.
  *
  * Pure logic, serialized by the caller (qp->lock for a QP's state).
@@ -240,15 +241,18 @@ u32 eri_sim_sb_advance(struct eri_sim_sb *sb)
  * eri_sim_sb_detect_loss - declare holes lost
  * @sb: the scoreboard
  * @now_ns: the time
+ * @srtt_ns: the smoothed RTT, 0 when unknown (no time-based detection)
  *
- * A PSN not delivered is lost when ERI_SIM_DUP_THRESH later PSNs were
- * delivered, or when a packet sent after it was delivered and it has been
- * out for longer than an RTT plus a reordering window of a quarter RTT.
+ * A PSN not delivered is lost once a packet sent after it (after its last
+ * transmission) was delivered, and either ERI_SIM_DUP_THRESH later PSNs were
+ * delivered or it has been out for longer than an RTT plus a reordering
+ * window of a quarter RTT.  So a PSN sent again is not declared lost again
+ * before something sent after the resend arrives.
  * Return: the PSNs newly declared lost.
  */
-u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns)
+u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns)
 {
-	u64 wait = sb->srtt_ns + sb->srtt_ns / 4;
+	u64 wait = srtt_ns + srtt_ns / 4;
 	u32 span = eri_sim_sb_span(sb), above = 0, n = 0;
 	int i;
 
@@ -262,9 +266,10 @@ u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns)
 		if (!above || test_bit(i, sb->lost))
 			continue;
 		sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
+		if (sb->rack_ns <= sent)
+			continue;
 		if (above >= ERI_SIM_DUP_THRESH ||
-		    (sb->srtt_ns && sb->rack_ns > sent &&
-		     now_ns >= sent + wait)) {
+		    (srtt_ns && now_ns >= sent + wait)) {
 			__set_bit(i, sb->lost);
 			n++;
 		}
@@ -313,20 +318,6 @@ bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn)
 	return false;
 }
 
-/* Feed an RTT sample to the smoothed estimate (RFC 6298, in ns). */
-void eri_sim_sb_rtt_sample(struct eri_sim_sb *sb, u64 rtt_ns)
-{
-	if (!sb->srtt_ns) {
-		sb->srtt_ns = max_t(u64, rtt_ns, 1);
-		sb->rttvar_ns = rtt_ns / 2;
-		return;
-	}
-	sb->rttvar_ns = sb->rttvar_ns - sb->rttvar_ns / 4 +
-			(sb->srtt_ns > rtt_ns ? sb->srtt_ns - rtt_ns :
-						rtt_ns - sb->srtt_ns) / 4;
-	sb->srtt_ns = max_t(u64, sb->srtt_ns - sb->srtt_ns / 8 + rtt_ns / 8, 1);
-}
-
 /**
  * eri_sim_rto_backoff - a timeout after @backoff timeouts in a row
  * @rto_ns: the timeout the RTT estimate gives
@@ -343,16 +334,4 @@ u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns)
 	if (backoff >= 63 || rto > (max_ns >> backoff))
 		return max_ns;
 	return rto << backoff;
-}
-
-/*
- * The QP's retransmission timeout: srtt + 4 * rttvar (@max_ns before the
- * first sample), backed off.
- */
-u64 eri_sim_sb_rto(const struct eri_sim_sb *sb, u32 backoff, u64 min_ns,
-		   u64 max_ns)
-{
-	u64 base = sb->srtt_ns ? sb->srtt_ns + 4 * sb->rttvar_ns : max_ns;
-
-	return eri_sim_rto_backoff(base, backoff, min_ns, max_ns);
 }

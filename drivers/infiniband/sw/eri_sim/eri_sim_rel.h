@@ -2,7 +2,8 @@
 /*
  * eri_sim reliability logic: PSN arithmetic, PSN bitmaps (the responder's
  * receive map, the SACK encoding) and the requester's scoreboard with its
- * loss detector and retransmission timeout.
+ * loss detector and the backoff of the retransmission timeout (the RTT
+ * estimate is the congestion control's).
  *
  * Pure logic: nothing here takes a lock, allocates or reads a clock; time
  * comes in as nanoseconds on one monotonic clock.  The callers hold the
@@ -73,8 +74,6 @@ void eri_sim_sack_decode(u32 base, u32 ack_psn, const __be64 *sack,
  * @read: belongs to a READ: only its response delivers it
  * @sent_ns: when each PSN was last sent, by PSN & (ERI_SIM_REL_WIN - 1)
  * @rack_ns: latest send time of a packet known delivered
- * @srtt_ns: smoothed RTT, 0 before the first sample
- * @rttvar_ns: RTT variation
  */
 struct eri_sim_sb {
 	u32 una;
@@ -84,8 +83,6 @@ struct eri_sim_sb {
 	DECLARE_BITMAP(read, ERI_SIM_REL_WIN);
 	u64 sent_ns[ERI_SIM_REL_WIN];
 	u64 rack_ns;
-	u64 srtt_ns;
-	u64 rttvar_ns;
 };
 
 void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn);
@@ -95,14 +92,11 @@ void eri_sim_sb_sent(struct eri_sim_sb *sb, u32 psn, bool read, u64 now_ns);
 u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, const __be64 *sack);
 enum eri_sim_psn_set eri_sim_sb_deliver(struct eri_sim_sb *sb, u32 psn);
 u32 eri_sim_sb_advance(struct eri_sim_sb *sb);
-u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns);
+u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns);
 u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb);
 bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);
-void eri_sim_sb_rtt_sample(struct eri_sim_sb *sb, u64 rtt_ns);
 u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns);
-u64 eri_sim_sb_rto(const struct eri_sim_sb *sb, u32 backoff, u64 min_ns,
-		   u64 max_ns);
 
 #endif /* _ERI_SIM_REL_H_ */

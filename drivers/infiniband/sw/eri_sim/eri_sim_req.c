@@ -9,7 +9,10 @@
  * in flight that ACKs (cumulative PSN plus SACK words) and READ responses
  * mark delivered; selective repeat of the PSNs declared lost, by SACK
  * evidence or time (fast retransmit), by a tail-loss probe, or by the
- * retransmission timeout, which backs off exponentially.
+ * retransmission timeout, which backs off exponentially.  The window, the
+ * pacing and the RTT estimate come from the QP's congestion control
+ * (qp->cc, eri_sim_cc.c), which learns of every ACK, ECN echo, loss and
+ * timeout.
  *
  * Everything here runs with qp->lock held.
  */
@@ -59,12 +62,13 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->probe_out = false;
 	qp->timer_probe = false;
 	hrtimer_try_to_cancel(&qp->timer);
+	hrtimer_try_to_cancel(&qp->pace_timer);
 }
 
-/* Packets the QP may have in the network. */
+/* Packets the QP may have in the network: the congestion window. */
 static u32 eri_sim_req_window(const struct eri_sim_qp *qp)
 {
-	return ERI_SIM_WINDOW_PKTS;
+	return min_t(u32, eri_sim_cc_window(&qp->cc), ERI_SIM_REL_WIN);
 }
 
 static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 ns)
@@ -80,14 +84,18 @@ static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 ns)
  */
 static void eri_sim_req_arm_rto_locked(struct eri_sim_qp *qp, u64 now)
 {
-	u64 max = eri_sim_rto_max_ns(qp);
-	u64 rto = eri_sim_sb_rto(&qp->sb, qp->retries, ERI_SIM_MIN_RTO_NS, max);
+	u64 max = eri_sim_rto_max_ns(qp), srtt = eri_sim_cc_srtt_ns(&qp->cc);
+	u64 rto = eri_sim_rto_backoff(eri_sim_cc_rto_ns(&qp->cc,
+							ERI_SIM_MIN_RTO_NS,
+							max),
+				      qp->retries, ERI_SIM_MIN_RTO_NS, max);
 	u64 pto;
 
+	lockdep_assert_held(&qp->lock);
 	qp->rto_at = now + rto;
 	qp->timer_probe = false;
-	if (!qp->probe_out && qp->sb.srtt_ns && !qp->retries) {
-		pto = max_t(u64, 2 * qp->sb.srtt_ns + ERI_SIM_DELACK_NS,
+	if (!qp->probe_out && srtt && !qp->retries) {
+		pto = max_t(u64, 2 * srtt + ERI_SIM_DELACK_NS,
 			    ERI_SIM_MIN_PTO_NS);
 		if (pto < rto) {
 			qp->timer_probe = true;
@@ -180,6 +188,7 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp)
 	u8 raw[ERI_SQ_WQE_SIZE];
 	u16 pi;
 
+	lockdep_assert_held(&qp->lock);
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
 	if (pi == qp->sq_fetch) {
 		/*
@@ -268,6 +277,7 @@ static void eri_sim_req_fail_locked(struct eri_sim_qp *qp, u8 status)
 	struct eri_sim_swqe *w =
 		&qp->swqe[eri_ring_slot(qp->sq_comp, qp->sq_depth_log)];
 
+	lockdep_assert_held(&qp->lock);
 	if (qp->sq_comp == qp->sq_fetch)
 		return;
 	eri_sim_req_complete_locked(qp, w, status);
@@ -281,6 +291,7 @@ static struct eri_sim_swqe *eri_sim_req_find_locked(struct eri_sim_qp *qp,
 {
 	u16 i;
 
+	lockdep_assert_held(&qp->lock);
 	for (i = qp->sq_comp; i != qp->sq_fetch; i++) {
 		struct eri_sim_swqe *w =
 			&qp->swqe[eri_ring_slot(i, qp->sq_depth_log)];
@@ -308,6 +319,7 @@ static u32 eri_sim_req_settle_locked(struct eri_sim_qp *qp, u64 now)
 {
 	u32 lost;
 
+	lockdep_assert_held(&qp->lock);
 	if (eri_sim_sb_advance(&qp->sb)) {
 		qp->retries = 0;
 		qp->rnr_retries = 0;
@@ -335,9 +347,12 @@ static u32 eri_sim_req_settle_locked(struct eri_sim_qp *qp, u64 now)
 		if (qp->state == ERI_QPS_ERR)
 			return 0;
 	}
-	lost = eri_sim_sb_detect_loss(&qp->sb, now);
-	if (lost)
+	lost = eri_sim_sb_detect_loss(&qp->sb, now,
+				      eri_sim_cc_srtt_ns(&qp->cc));
+	if (lost) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_FAST_RETRANS, lost);
+		eri_sim_cc_on_loss(&qp->cc, now);
+	}
 	return lost;
 }
 
@@ -394,6 +409,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	struct sk_buff *skb;
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	skb = eri_sim_pkt_alloc(qp, len, &hdr);
 	if (!skb)
 		return -ENOMEM;
@@ -422,6 +438,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, len);
 	eri_sim_pkt_xmit(qp, skb);
 	eri_sim_sb_sent(&qp->sb, psn, false, now);
+	eri_sim_cc_sent(&qp->cc, now, len);
 	return 0;
 }
 
@@ -436,6 +453,7 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	struct sk_buff *skb;
 	u32 i;
 
+	lockdep_assert_held(&qp->lock);
 	skb = eri_sim_pkt_alloc(qp, 0, &hdr);
 	if (!skb)
 		return -ENOMEM;
@@ -447,6 +465,8 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	eri_sim_pkt_xmit(qp, skb);
 	for (i = 0; i < pkts; i++)
 		eri_sim_sb_sent(&qp->sb, eri_psn_add(psn, i), true, now);
+	/* Paced by the bytes it asks for: they come back on the same path. */
+	eri_sim_cc_sent(&qp->cc, now, len);
 	return 0;
 }
 
@@ -461,6 +481,7 @@ static int eri_sim_req_resend_locked(struct eri_sim_qp *qp, u32 psn,
 	u32 pkts = 1;
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	if (!w) {
 		/* Nothing to send: forget it (cannot happen). */
 		eri_sim_sb_sent(&qp->sb, psn, false, now);
@@ -499,6 +520,7 @@ static void eri_sim_req_local_locked(struct eri_sim_qp *qp,
 {
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	if (w->opcode == ERI_SQ_OP_REG_MR)
 		ret = eri_sim_mr_fast_reg(qp->sdev, qp->pdn, w->inv_rkey,
 					  &w->reg);
@@ -525,6 +547,7 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 	u32 psn = qp->sb.nxt;
 	int ret;
 
+	lockdep_assert_held(&qp->lock);
 	for (;;) {
 		if (span >= ERI_SIM_REL_WIN)
 			return 0;
@@ -593,8 +616,9 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
  * eri_sim_req_run_locked - send what the window and the send queue allow
  * @qp: the QP
  *
- * qp->lock held.  Sends lost packets again first, then new ones; at most
- * ERI_SIM_TX_BUDGET packets, the rest is left to the QP's work.
+ * qp->lock held.  Sends lost packets again first, then new ones, while the
+ * congestion window and pacing allow; at most ERI_SIM_TX_BUDGET packets,
+ * the rest is left to the QP's work (or its pacing timer).
  */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 {
@@ -608,11 +632,20 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 	while (budget) {
 		u32 pipe = eri_sim_sb_pipe(&qp->sb);
 		u32 win = eri_sim_req_window(qp);
+		u64 next = eri_sim_cc_next_send_ns(&qp->cc);
 		u32 psn;
 		int ret;
 
 		if (pipe >= win)
 			break;
+		if (next > now) {
+			/* Paced: the timer runs the requester then. */
+			if (!hrtimer_active(&qp->pace_timer))
+				hrtimer_start(&qp->pace_timer,
+					      ns_to_ktime(next - now),
+					      HRTIMER_MODE_REL_SOFT);
+			break;
+		}
 		if (eri_sim_sb_next_lost(&qp->sb, &psn))
 			ret = eri_sim_req_resend_locked(qp, psn, 0, now);
 		else
@@ -639,31 +672,32 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 	}
 }
 
-/* A READ response at @psn: place it wherever it falls. */
-static void eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
-					 const void *payload, u32 len)
+/* A READ response at @psn: place it wherever it falls.  Return: delivered. */
+static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
+					const void *payload, u32 len)
 {
 	struct eri_sim_swqe *w;
 	u32 off;
 
+	lockdep_assert_held(&qp->lock);
 	if (eri_sim_sb_delivered(&qp->sb, psn)) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
-		return;
+		return 0;
 	}
 	w = eri_sim_req_find_locked(qp, psn);
 	if (!w || w->opcode != ERI_SQ_OP_READ || w->status)
-		return;		/* not asked for */
+		return 0;	/* not asked for */
 	off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	if (len != min(qp->mtu, w->length - off))
-		return;
+		return 0;
 	if (eri_sim_sgl_copy(qp, w->sge, w->num_sge, off, (void *)payload,
 			     len, true)) {
 		/* It fails when it reaches the head. */
 		w->status = ERI_CQE_STS_LOC_PROT_ERR;
-		return;
+		return 0;
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
-	eri_sim_sb_deliver(&qp->sb, psn);
+	return eri_sim_sb_deliver(&qp->sb, psn) == ERI_SIM_PSN_NEW;
 }
 
 /* A NAK about @psn, every PSN before which arrived. */
@@ -672,6 +706,7 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 {
 	struct eri_sim_swqe *w;
 
+	lockdep_assert_held(&qp->lock);
 	if (eri_psn_diff(psn, qp->sb.una) < 0 ||
 	    eri_psn_diff(psn, qp->sb.nxt) >= 0 ||
 	    eri_sim_sb_delivered(&qp->sb, psn))
@@ -734,23 +769,35 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	u32 ack_psn = be32_to_cpu(hdr->ack_psn) & ERI_PSN_MASK;
 	u32 rtt = eri_sim_now32() - be32_to_cpu(hdr->ts_echo);
 	u64 now = ktime_get_ns();
+	u32 acked;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
 		return;
 	/* An echo from the future or older than 2^31 ns is no sample. */
-	if (hdr->ts_echo && rtt < BIT(31))
-		eri_sim_sb_rtt_sample(&qp->sb, rtt);
-	if (hdr->flags & ERI_WIRE_ECE)
-		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
+	if (!hdr->ts_echo || rtt >= BIT(31))
+		rtt = 0;
 	if (eri_psn_diff(ack_psn, qp->sb.nxt) > 0)
 		return;		/* acknowledges what was never sent */
+	/* CE on a READ response: the congestion is on our own request path. */
+	if ((hdr->flags & ERI_WIRE_ECE) ||
+	    (ce && hdr->opcode == ERI_OP_READ_RESP)) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
+		eri_sim_cc_on_ecn(&qp->cc, now);
+	}
 	if (hdr->opcode == ERI_OP_READ_RESP) {
-		eri_sim_sb_ack(&qp->sb, ack_psn, no_sack);
-		eri_sim_req_read_resp_locked(qp, psn, payload, len);
+		acked = eri_sim_sb_ack(&qp->sb, ack_psn, no_sack);
+		acked += eri_sim_req_read_resp_locked(qp, psn, payload, len);
 	} else {
-		eri_sim_sb_ack(&qp->sb, ack_psn, hdr->syndrome == ERI_SYN_ACK ?
-				hdr->sack : no_sack);
+		acked = eri_sim_sb_ack(&qp->sb, ack_psn,
+				       hdr->syndrome == ERI_SYN_ACK ?
+				       hdr->sack : no_sack);
+	}
+	if (acked) {
+		/* The peer answers: timeouts so far were no dead link. */
+		qp->retries = 0;
+		eri_sim_cc_on_ack(&qp->cc, now, rtt, acked,
+				  eri_sim_sb_pipe(&qp->sb));
 	}
 	eri_sim_req_settle_locked(qp, now);
 	if (qp->state == ERI_QPS_ERR)
@@ -769,6 +816,7 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
 {
 	u32 psn;
 
+	lockdep_assert_held(&qp->lock);
 	qp->probe_out = true;
 	if (!eri_sim_sb_last_unsacked(&qp->sb, &psn))
 		return;
@@ -817,6 +865,7 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		}
 		qp->retries++;
 		eri_sim_sb_lose_all(&qp->sb);
+		eri_sim_cc_on_timeout(&qp->cc, now);
 		eri_sim_req_arm_rto_locked(qp, now);
 	}
 	eri_sim_req_run_locked(qp);
