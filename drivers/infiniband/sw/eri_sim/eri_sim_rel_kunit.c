@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of eri_sim's reliability logic (eri_sim_rel.c): PSN
+ * arithmetic across the 2^24 wrap, the receive map and the SACK encoding,
+ * the requester's scoreboard and its loss detector (duplicate threshold and
+ * reordering window), and the retransmission timeout's backoff.  Time is
+ * scripted: no clock is read.
+ */
+#include <kunit/test.h>
+
+#include "eri_sim_rel.h"
+
+#define T_US	1000ULL
+#define T_MS	1000000ULL
+
+static void eri_sim_rel_test_psn(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, eri_psn_add(0xfffffe, 1), 0xffffffU);
+	KUNIT_EXPECT_EQ(test, eri_psn_add(0xffffff, 1), 0U);
+	KUNIT_EXPECT_EQ(test, eri_psn_add(0xfffff0, 0x20), 0x10U);
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(0, 0xffffff), 1);
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(0xffffff, 0), -1);
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(0x10, 0xfffff0), 0x20);
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(0xfffff0, 0x10), -0x20);
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(5, 5), 0);
+	/* Half the space apart is the most negative distance. */
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(0x800000, 0), -0x800000);
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(0x7fffff, 0), 0x7fffff);
+	/* Bits above the 24 do not matter. */
+	KUNIT_EXPECT_EQ(test, eri_psn_diff(0x1000005, 3), 2);
+}
+
+static void eri_sim_rel_test_map(struct kunit *test)
+{
+	struct eri_sim_psn_map m;
+	u32 base = 0xfffffe;	/* the window straddles the wrap */
+	u32 psn;
+
+	eri_sim_psn_map_init(&m, base);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_run(&m), 0U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_psn_map_test(&m, base));
+	KUNIT_EXPECT_TRUE(test, eri_sim_psn_map_test(&m, base - 1));
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_set(&m, base - 1),
+			ERI_SIM_PSN_DUP);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_set(&m, 1), ERI_SIM_PSN_NEW);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_set(&m, 1), ERI_SIM_PSN_DUP);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_set(&m,
+						  eri_psn_add(base, ERI_SIM_REL_WIN)),
+			ERI_SIM_PSN_FAR);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_set(&m,
+						  eri_psn_add(base, ERI_SIM_REL_WIN - 1)),
+			ERI_SIM_PSN_NEW);
+	KUNIT_EXPECT_TRUE(test, eri_sim_psn_map_test(&m, 1));
+	KUNIT_EXPECT_FALSE(test, eri_sim_psn_map_test(&m, 0));
+	/* A gap at base: nothing in order yet. */
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_run(&m), 0U);
+	eri_sim_psn_map_set(&m, base);
+	eri_sim_psn_map_set(&m, 0xffffff);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_run(&m), 2U);
+	eri_sim_psn_map_set(&m, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_run(&m), 4U);
+	eri_sim_psn_map_advance(&m, 4);
+	KUNIT_EXPECT_EQ(test, m.base, 2U);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_run(&m), 0U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_psn_map_test(&m, 1));
+	/* The last bit moved down with the window. */
+	psn = eri_psn_add(0xfffffe, ERI_SIM_REL_WIN - 1);
+	KUNIT_EXPECT_TRUE(test, eri_sim_psn_map_test(&m, psn));
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_set(&m,
+						  eri_psn_add(0xfffffe, ERI_SIM_REL_WIN)),
+			ERI_SIM_PSN_NEW);
+	eri_sim_psn_map_advance(&m, ERI_SIM_REL_WIN + 5);
+	KUNIT_EXPECT_EQ(test, eri_sim_psn_map_run(&m), 0U);
+	KUNIT_EXPECT_EQ(test, m.base, eri_psn_add(2, ERI_SIM_REL_WIN + 5));
+}
+
+static void eri_sim_rel_test_sack(struct kunit *test)
+{
+	__be64 sack[ERI_WIRE_SACK_BITS / 64];
+	DECLARE_BITMAP(out, ERI_SIM_REL_WIN);
+	struct eri_sim_psn_map m;
+	u32 base = 0xffffc0;
+
+	eri_sim_psn_map_init(&m, base);
+	eri_sim_sack_encode(&m, sack);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[0]), 0ULL);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[1]), 0ULL);
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 1));	/* SACK bit 0 */
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 64));	/* bit 63 */
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 65));	/* bit 64 */
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 128));	/* bit 127 */
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 129));	/* beyond */
+	eri_sim_sack_encode(&m, sack);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[0]), BIT_ULL(0) | BIT_ULL(63));
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[1]), BIT_ULL(0) | BIT_ULL(63));
+
+	/* Decoded against a base 3 before ack_psn (a READ held it). */
+	eri_sim_sack_decode(eri_psn_add(base, -3 & ERI_PSN_MASK), base, sack,
+			    out);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 3U + 4U);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, out) && test_bit(2, out));
+	KUNIT_EXPECT_FALSE(test, test_bit(3, out));	/* ack_psn itself */
+	KUNIT_EXPECT_TRUE(test, test_bit(4, out));
+	KUNIT_EXPECT_TRUE(test, test_bit(3 + 64, out));
+	KUNIT_EXPECT_TRUE(test, test_bit(3 + 65, out));
+	KUNIT_EXPECT_TRUE(test, test_bit(3 + 128, out));
+	KUNIT_EXPECT_FALSE(test, test_bit(3 + 129, out));
+
+	/* A base past ack_psn: the bits before it fall away. */
+	eri_sim_sack_decode(eri_psn_add(base, 64), base, sack, out);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 3U);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, out));
+}
+
+/* A scoreboard with @n PSNs sent from @psn, 10 us apart from @t0. */
+static void t_sb_send(struct eri_sim_sb *sb, u32 psn, u32 n, u64 t0)
+{
+	u32 i;
+
+	eri_sim_sb_init(sb, psn);
+	for (i = 0; i < n; i++)
+		eri_sim_sb_sent(sb, eri_psn_add(psn, i), false, t0 + i * 10 * T_US);
+}
+
+/* An ACK of @ack_psn with SACK bits for the PSN offsets of @sacked. */
+static void t_ack(struct eri_sim_sb *sb, u32 ack_psn, const u32 *sacked,
+		  u32 n)
+{
+	__be64 sack[ERI_WIRE_SACK_BITS / 64] = {};
+	u64 w[ERI_WIRE_SACK_BITS / 64] = {};
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u32 j = eri_psn_diff(sacked[i], ack_psn) - 1;
+
+		w[j / 64] |= BIT_ULL(j % 64);
+	}
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		sack[i] = cpu_to_be64(w[i]);
+	eri_sim_sb_ack(sb, ack_psn, sack);
+}
+
+static void eri_sim_rel_test_scoreboard(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u32 base = 0xfffffa, psn;
+	u32 s1[] = { 0xfffffd, 0xffffff };
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	t_sb_send(sb, base, 10, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_span(sb), 10U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 10U);
+	KUNIT_EXPECT_EQ(test, sb->nxt, 4U);
+	/* ACK of two, SACK of two more past a hole. */
+	t_ack(sb, 0xfffffc, s1, ARRAY_SIZE(s1));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 6U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_advance(sb), 2U);
+	KUNIT_EXPECT_EQ(test, sb->una, 0xfffffcU);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_delivered(sb, 0xfffffd));
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_delivered(sb, 0xfffffe));
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_delivered(sb, 0xfffffb));
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_last_unsacked(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 3U);
+	/* An ACK past everything sent stops at nxt. */
+	t_ack(sb, 100, NULL, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_advance(sb), 8U);
+	KUNIT_EXPECT_EQ(test, sb->una, 4U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_span(sb), 0U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_last_unsacked(sb, &psn));
+
+	/* READ PSNs are delivered by responses only. */
+	eri_sim_sb_init(sb, 0xfffffe);
+	eri_sim_sb_sent(sb, 0xfffffe, true, 0);
+	eri_sim_sb_sent(sb, 0xffffff, true, 0);
+	eri_sim_sb_sent(sb, 0, false, 0);
+	t_ack(sb, 1, NULL, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_advance(sb), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_deliver(sb, 0xffffff), ERI_SIM_PSN_NEW);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_deliver(sb, 0xffffff), ERI_SIM_PSN_DUP);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_deliver(sb, 1), ERI_SIM_PSN_FAR);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_deliver(sb, 0xfffffe), ERI_SIM_PSN_NEW);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_advance(sb), 3U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_deliver(sb, 0xfffffe), ERI_SIM_PSN_DUP);
+}
+
+static void eri_sim_rel_test_dup_thresh(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u32 two[] = { 0xfffffe, 0xffffff };
+	u32 three[] = { 0xfffffe, 0xffffff, 0 };
+	u32 psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	/* No RTT sample yet: only the duplicate threshold applies. */
+	t_sb_send(sb, 0xfffffc, 8, 0);
+	t_ack(sb, 0xfffffd, two, ARRAY_SIZE(two));
+	eri_sim_sb_advance(sb);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 10 * T_MS, 0), 0U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	t_ack(sb, 0xfffffd, three, ARRAY_SIZE(three));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 10 * T_MS, 0), 1U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 0xfffffdU);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 8U - 1 - 3 - 1);
+	/* Declared once; PSNs above the highest SACK are never lost. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 10 * T_MS, 0), 0U);
+	/* Sent again: back in the pipe, no longer lost. */
+	eri_sim_sb_sent(sb, 0xfffffd, false, 11 * T_MS);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 8U - 1 - 3);
+	/* Not lost again while nothing sent after the resend arrived. */
+	t_ack(sb, 0xfffffd, three, ARRAY_SIZE(three));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 20 * T_MS, 0), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 20 * T_MS, T_MS), 0U);
+	/* The original arrives late after all: delivered, never lost. */
+	t_ack(sb, 1, NULL, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_advance(sb), 4U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 3U);
+}
+
+static void eri_sim_rel_test_reorder_window(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u32 one[] = { 11 };
+	u32 psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	/* srtt 1 ms: a hole waits srtt * 5 / 4 after it was sent. */
+	t_sb_send(sb, 10, 4, 0);
+	t_ack(sb, 10, one, ARRAY_SIZE(one));	/* PSN 11, sent at 10 us */
+	KUNIT_EXPECT_EQ(test, sb->rack_ns, 10 * T_US);
+	/* One later packet arrived: reordering until the window is over. */
+	/* Without an RTT estimate only the duplicate threshold counts. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 100 * T_MS, 0), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 1 * T_MS, T_MS), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 1250 * T_US - 1, T_MS), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 1250 * T_US, T_MS), 1U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 10U);
+	/* 12 and 13 were sent after the newest delivered one: not lost. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 100 * T_MS, T_MS), 0U);
+	/* The timeout takes every PSN not delivered as lost. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_lose_all(sb), 2U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 0U);
+	eri_sim_sb_sent(sb, 10, false, 101 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 1U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 12U);
+}
+
+static void eri_sim_rel_test_rto(struct kunit *test)
+{
+	u64 min = T_MS, max = 67 * T_MS;
+
+	/* Backoff doubles, capped by the maximum. */
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(5 * T_MS, 0, min, max),
+			5 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(5 * T_MS, 1, min, max),
+			10 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(5 * T_MS, 3, min, max),
+			40 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(5 * T_MS, 4, min, max), max);
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(5 * T_MS, 63, min, max), max);
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(5 * T_MS, 200, min, max), max);
+	/* The lower bound applies before the doubling. */
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(10 * T_US, 0, min, max), min);
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(10 * T_US, 2, min, max),
+			4 * min);
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(U64_MAX, 0, min, max), max);
+	/* The upper bound (retry_cnt timeouts of at most it) wins. */
+	KUNIT_EXPECT_EQ(test, eri_sim_rto_backoff(10 * T_US, 0, min, T_MS / 2),
+			T_MS / 2);
+}
+
+static struct kunit_case eri_sim_rel_test_cases[] = {
+	KUNIT_CASE(eri_sim_rel_test_psn),
+	KUNIT_CASE(eri_sim_rel_test_map),
+	KUNIT_CASE(eri_sim_rel_test_sack),
+	KUNIT_CASE(eri_sim_rel_test_scoreboard),
+	KUNIT_CASE(eri_sim_rel_test_dup_thresh),
+	KUNIT_CASE(eri_sim_rel_test_reorder_window),
+	KUNIT_CASE(eri_sim_rel_test_rto),
+	{}
+};
+
+static struct kunit_suite eri_sim_rel_test_suite = {
+	.name = "eri_sim_rel",
+	.test_cases = eri_sim_rel_test_cases,
+};
+
+kunit_test_suite(eri_sim_rel_test_suite);
