@@ -26,7 +26,10 @@
  *   e  errors: bad rkey, range, rights, the rkey of a deregistered (and of
  *      a re-registered) MR, the lkey of a deregistered MR, a READ into an
  *      MR without LOCAL_WRITE, a receive too small, RNR (recovered and
- *      exhausted), retry exhausted, and flushing in ERR.
+ *      exhausted), retry exhausted, and flushing in ERR;
+ *   x  (not in the default set: for a cut link, e.g. netem loss 100%) a
+ *      WRITE, a SEND and a READ between live QPs, retry_cnt 3, each end in
+ *      RETRY_EXC_ERR with the requester in ERR.
  *
  * Every wait has a timeout (-t, per step), so the test never hangs.  The
  * last line is "# N passed, N failed"; the exit status is 0 only if every
@@ -38,7 +41,8 @@
  *   -n N      messages in the deep-queue check (default 10000)
  *   -i N      iterations of each integrity case below 1 MiB (default 2)
  *   -I N      max_inline_data to ask for (default 96, ERI's limit)
- *   -T LIST   checks to run, a subset of "fabcdge" (default all)
+ *   -T LIST   checks to run, a subset of "fabcdgex" (default "fabcdge")
+ *   -M BYTES  largest transfer of the integrity check (default 8 MiB)
  *   -q rxe    known deviations of rdma_rxe are reported as "# TODO", not
  *             as failures (validation of this test against soft-RoCE only;
  *             ERI is never run with it)
@@ -904,6 +908,7 @@ static const size_t sizes[] = {
 };
 
 static int iters = 2;
+static size_t max_size = MAX_XFER;
 
 /*
  * a: every opcode with every size moves exactly the payload to exactly the
@@ -920,6 +925,8 @@ static void check_integrity(struct pair *p)
 
 	for (op = 0; op < OP_COUNT; op++) {
 		for (s = 0; s < ARRAY_SIZE(sizes); s++) {
+			if (sizes[s] > max_size)
+				continue;
 			n = sizes[s] >= (1u << 20) ? 1 : iters;
 			ok = true;
 			for (it = 0; it < n && ok; it++) {
@@ -1964,6 +1971,64 @@ out:
 }
 
 /*
+ * x: on a cut link (the caller drops every packet) a WRITE, a SEND and a
+ * READ between two live QPs exhaust retry_cnt 3: RETRY_EXC_ERR, and the
+ * requester enters ERR.  Asserts the status, not the time it took.
+ */
+static void check_cut_link(void)
+{
+	static const enum ibv_wr_opcode opc[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_SEND, IBV_WR_RDMA_READ,
+	};
+	static const char *const name[] = { "WRITE", "SEND", "READ" };
+	struct qpcfg cfg = default_cfg;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_sge sge, rsge;
+	char why[256];
+	struct pair p;
+	size_t i;
+	bool ok;
+
+	cfg.retry_cnt = 3;
+	for (i = 0; i < ARRAY_SIZE(opc); i++) {
+		uint64_t id = next_wr_id++;
+
+		if (!create_pair(&p, &cfg, "cut link"))
+			goto out;
+		if (opc[i] == IBV_WR_SEND) {
+			memset(&rwr, 0, sizeof(rwr));
+			rsge.addr = (uintptr_t)p.q[1].e->buf;
+			rsge.length = 4096;
+			rsge.lkey = p.q[1].e->mr->lkey;
+			rwr.wr_id = next_wr_id++;
+			rwr.sg_list = &rsge;
+			rwr.num_sge = 1;
+			if (ibv_post_recv(p.q[1].qp, &rwr, &rbad)) {
+				report(false, "cut link: post_recv (errno %d)", errno);
+				goto out;
+			}
+		}
+		fill_rdma(&wr, &sge, &p.q[0], &p.q[1], opc[i], 3000, id);
+		if (ibv_post_send(p.q[0].qp, &wr, &bad)) {
+			report(false, "cut link: post_send (errno %d)", errno);
+			goto out;
+		}
+		/* At most 4 timeouts of at most 67 ms each: one step. */
+		ok = expect_wc(p.q[0].scq, p.q[0].qp, id, IBV_WC_RETRY_EXC_ERR,
+			       -1, step_ms(0), NULL, why, sizeof(why));
+		report(ok, "%s on a cut link, retry_cnt 3: RETRY_EXC_ERR%s%s",
+		       name[i], ok ? "" : ": ", ok ? "" : why);
+		report(reaches_err(p.q[0].qp),
+		       "%s on a cut link: the requester is in ERR", name[i]);
+		destroy_pair(&p);
+	}
+	return;
+out:
+	destroy_pair(&p);
+}
+
+/*
  * Modify to ERR: every posted receive completes with WR_FLUSH_ERR, in
  * order; receives and sends posted in ERR are flushed too.
  */
@@ -2169,7 +2234,7 @@ static void check_query(struct pair *p)
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s [-s SEED] [-t SEC] [-n MSGS] [-i ITERS] [-I INLINE] [-T fabcdge] [-q rxe] [-v] DEV0 DEV1\n",
+		"usage: %s [-s SEED] [-t SEC] [-n MSGS] [-i ITERS] [-I INLINE] [-M BYTES] [-T fabcdgex] [-q rxe] [-v] DEV0 DEV1\n",
 		argv0);
 	exit(2);
 }
@@ -2182,7 +2247,7 @@ int main(int argc, char **argv)
 	struct pair p;
 	int c;
 
-	while ((c = getopt(argc, argv, "s:t:n:i:I:T:q:v")) != -1) {
+	while ((c = getopt(argc, argv, "s:t:n:i:I:M:T:q:v")) != -1) {
 		switch (c) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -2199,6 +2264,9 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			want_inline = strtoul(optarg, NULL, 0);
+			break;
+		case 'M':
+			max_size = strtoul(optarg, NULL, 0);
 			break;
 		case 'T':
 			tests = optarg;
@@ -2275,6 +2343,8 @@ int main(int argc, char **argv)
 		check_multi_qp();
 	if (strchr(tests, 'e'))
 		check_errors();
+	if (strchr(tests, 'x'))
+		check_cut_link();
 
 done:
 	/* Teardown: everything created must go away without errors. */
