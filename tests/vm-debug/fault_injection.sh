@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# For the debug kernel; make check does not run it yet (issue 4).
-# On a kernel with failslab and kmemleak (the debug kernel): fail every
-# slab allocation of device creation in turn and check that each failure
-# ends in a clean error with nothing left behind; then unload the modules
-# and check that kmemleak finds nothing.  Elsewhere it skips (exit 77).
+# On a kernel with failslab and kmemleak (the debug kernel; make check runs
+# it there): fail every slab allocation of device creation in turn and check
+# that each failure ends in a clean error with nothing left behind; then the
+# same for the creation of PDs, CQs, QPs and MRs and the QP's way to RTS
+# (tests/verbs/eri_failnth_test.c); then unload the modules and check that
+# kmemleak finds nothing.  Elsewhere it skips (exit 77).
 set -u
 . "$(dirname "$0")/../vm/lib.sh"
 
@@ -22,13 +23,60 @@ ib_count() { ls /sys/class/infiniband 2>/dev/null | grep -c '^eri'; }
 echo scan > "$DBG/kmemleak"
 echo clear > "$DBG/kmemleak"
 
-# Fail only what fail-nth asks for, quietly (no stack dumps in dmesg).
-echo 0 > "$DBG/failslab/ignore-gfp-wait"
-echo 0 > "$DBG/failslab/verbose"
-echo 0 > "$DBG/failslab/probability"
-echo -1 > "$DBG/failslab/times"
+# Fail only what fail-nth asks for, quietly (no stack dumps in dmesg), slab
+# and page allocations alike, sleeping ones too.
+for fa in "$DBG/failslab" "$DBG/fail_page_alloc"; do
+	echo 0 > "$fa/ignore-gfp-wait"
+	echo 0 > "$fa/verbose"
+	echo 0 > "$fa/probability"
+	echo -1 > "$fa/times"
+done
 
 modprobe eri_sim
+# Count (and fail) only allocations with ERI's code on the stack: the
+# address range of the eri and eri_sim modules (failslab's stack trace
+# filter; fail-nth counts only what passes it).  Otherwise most of the
+# failure points would be in exec, the dynamic loader and netlink.
+lo=0 hi=0
+while read -r name size _ _ _ addr _; do
+	case $name in eri|eri_sim) ;; *) continue ;; esac
+	s=$((addr)) e=$((addr + size))
+	if [ "$lo" = 0 ] || [ "$s" -lt "$lo" ]; then lo=$s; fi
+	if [ "$e" -gt "$hi" ]; then hi=$e; fi
+done < /proc/modules
+if [ "$lo" = 0 ]; then
+	echo "# cannot read the modules' addresses from /proc/modules"
+	exit 1
+fi
+# (Kernel addresses are negative in bash's signed arithmetic; their order
+# is kept, and printf %x prints them as the unsigned values they are.)
+# fail-nth is one counter for every kind of fault: page allocations
+# (fail_page_alloc) get the same filter, or they would use up the count
+# (and fail quietly) outside ERI.
+# kmemleak allocates its own record of each allocation (with our code still
+# on the stack); when that fails it quietly uses its reserve, so such
+# failure points would look like successes: reject kmemleak's frames.
+klo=0 khi=0
+while read -r addr _ sym; do
+	case $sym in
+	kmemleak_alloc|kmemleak_alloc_percpu|kmemleak_vmalloc|create_object|__create_object|__alloc_object|mem_pool_alloc) ;;
+	*) continue ;;
+	esac
+	a=$((0x$addr))
+	if [ "$klo" = 0 ] || [ "$a" -lt "$klo" ]; then klo=$a; fi
+	if [ "$a" -gt "$khi" ]; then khi=$a; fi
+done < /proc/kallsyms
+for fa in "$DBG/failslab" "$DBG/fail_page_alloc"; do
+	printf '%#x\n' "$lo" > "$fa/require-start"
+	printf '%#x\n' "$hi" > "$fa/require-end"
+	if [ "$klo" != 0 ]; then
+		# The last function's body: at most a page past its start.
+		printf '%#x\n' "$klo" > "$fa/reject-start"
+		printf '%#x\n' $((khi + 4096)) > "$fa/reject-end"
+	fi
+	echo 32 > "$fa/stacktrace-depth"
+done
+grep -E '^eri(_sim)? ' /proc/modules | sed 's/^/#   /'
 ip netns add "$NS"
 ip link add veA netns "$NS" type veth peer name veB
 ip -n "$NS" link set veA up
@@ -59,6 +107,21 @@ check "some allocation failures were injected" test "$failed" -gt 0
 check "failed creations left nothing behind" test "$leftovers" = 0
 check "creation works after the injected failures" ip netns exec "$NS" rdma link add eri0 type eri netdev veA
 check "ibv_devinfo still sees eri0" sh -c "ibv_devinfo -d eri0 | grep -q PORT_ACTIVE"
+
+# Verbs that create objects, through uverbs, the driver and the device.
+src=$(dirname "$0")/../verbs/eri_failnth_test.c
+bin=$(mktemp -d)/eri_failnth_test
+prefix=${ERI_RDMA_CORE:-/usr}
+check "build eri_failnth_test" gcc -O2 -Wall -Wextra -Werror -o "$bin" "$src" \
+	-I"$prefix/include" -L"$prefix/lib" -libverbs
+ip -n "$NS" addr add 198.18.7.1/24 dev veA
+wait_for 10 sh -c "cat /sys/class/infiniband/eri0/ports/1/gids/* | grep -q ':ffff:c612:0701$'"
+ip netns exec "$NS" "$bin" eri0 > /tmp/failnth.out 2>&1
+rc=$?
+sed 's/^/#   /' /tmp/failnth.out
+check "PD, CQ, QP, MR creation and modify_qp fail cleanly at every allocation (exit $rc)" test "$rc" = 0
+check "ibv_devinfo still sees eri0 afterwards" sh -c "ibv_devinfo -d eri0 | grep -q PORT_ACTIVE"
+
 check "delete" ip netns exec "$NS" rdma link delete eri0
 wait_for 5 sh -c "test \$(ls /sys/bus/auxiliary/devices | grep -c '^eri_sim\\.') = 0"
 
