@@ -7,7 +7,8 @@
 #   make KDIR=/path      ... against any kernel build tree
 #   make check           everything CI runs (see scripts/check.sh)
 #   make demo            boot a VM and show ibv_devinfo -v for eri0
-#   make kunit           run the KUnit suites (kunit.py, Debian's 6.12 source)
+#   make kunit           run the KUnit suites (kunit.py, Debian's 6.12 source;
+#                        KUNIT_VERSIONS="6.12 6.1 debug" picks where)
 #   make bench           ERI vs rdma_rxe, siw and TCP in one VM (QUICK=1: under ten minutes)
 #
 # Slow artefacts (kernel images, rdma-core) live in $(ERI_CACHE).

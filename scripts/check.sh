@@ -14,6 +14,13 @@
 #   ERI_VM_TIMEOUT      per-test VM timeout in seconds (default 300)
 #   ERI_VM_TESTS        space-separated test scripts (default: the executable
 #                       tests/vm/*.sh; non-executable ones like lib.sh are helpers)
+#   ERI_DEBUG_TESTS     scripts run on the debug kernel, SCRIPT[:ARG...] each
+#                       (default: the tests/vm scripts named in DEBUG_VM_TESTS
+#                       below and the executable tests/vm-debug/*.sh except
+#                       kunit.sh); "none" skips the debug kernel altogether
+#   ERI_KUNIT_VERSIONS  also run kunit.py on ERI placed in-tree for these
+#                       linux-source versions (default: none; "6.12 6.1"; each
+#                       costs a kernel build of 15-35 minutes when cold)
 set -euo pipefail
 # The whole script is one block, parsed before it runs: editing this file
 # while a run is in progress does not disturb that run.
@@ -88,15 +95,17 @@ no_sparse_findings() {
 }
 
 # ------------------------------------------------------------------ steps
+# build_modules RELEASE [KDIR] [kbuild args]: into build/RELEASE.
 build_modules() {
-	local ver=$1
+	local ver=$1 kdir=/lib/modules/$1/build
 	shift
+	case ${1:-} in /*) kdir=$1; shift ;; esac
 	# W=1 warnings only show when a file compiles: drop our objects so that
 	# every run sees them all (a few files, a few seconds).
 	if [ -d "build/$ver" ]; then
 		find "build/$ver" \( -name '*.o' -o -name '*.ko' -o -name '.*.o.cmd' \) -delete
 	fi
-	scripts/build-modules.sh "/lib/modules/$ver/build" "build/$ver" "$@"
+	scripts/build-modules.sh "$kdir" "build/$ver" "$@"
 }
 
 rdma_core_prefix=
@@ -131,8 +140,10 @@ run_step checkpatch - scripts/checkpatch.sh || true
 run_step checkpatch-kmod - scripts/checkpatch.sh tests/kmod/*.c || true
 run_step layering - scripts/check-layering.sh || true
 
-# KUnit (kunit.py in QEMU) on the kernel sources that matter: 6.12 always.
-for v in ${ERI_KUNIT_VERSIONS:-6.12}; do
+# kunit.py on ERI placed in-tree (a kernel build each): on request only.  The
+# suites always run on the debug kernel below (kunit-debug), one kernel for
+# KUnit and the sanitizers, which is what fits CI's time on a fresh machine.
+for v in ${ERI_KUNIT_VERSIONS:-}; do
 	run_step "kunit-$v" - scripts/kunit.sh "$v" || true
 done
 
@@ -172,6 +183,53 @@ for fl in $VM_FLAVOURS; do
 		run_step "$name" - scripts/vm-run "${args[@]}" "$t" || true
 	done
 done
+
+# ------------------------------------------------------------------ debug kernel
+# 6.12 with KASAN, lockdep, kmemleak, UBSAN, debugobjects, failslab and the
+# KUnit framework (scripts/debug-kernel.sh; about 30 minutes cold, cached).
+# The KUnit suites run as their modules load (kunit-debug); then integration
+# tests, each followed by unloading the modules and a kmemleak scan (vm-run),
+# and the failslab pass over device creation (tests/vm-debug).
+# Entries are SCRIPT[:ARG...] (colon-separated arguments to the script).
+DEBUG_VM_TESTS="first_light kverbs frwr mr rc:eri:quick"
+if [ -n "${ERI_DEBUG_TESTS:-}" ]; then
+	read -r -a dtests <<<"$ERI_DEBUG_TESTS"
+else
+	dtests=()
+	for t in $DEBUG_VM_TESTS; do dtests+=("tests/vm/${t%%:*}.sh${t#"${t%%:*}"}"); done
+	mapfile -t -O "${#dtests[@]}" dtests < <(find tests/vm-debug -maxdepth 1 -name '*.sh' \
+		! -name kunit.sh -type f -perm -u+x 2>/dev/null | sort)
+fi
+dbg_rel=
+debug_kernel() {
+	scripts/debug-kernel.sh > "$logs/debug-kernel.stdout"
+	dbg_rel=$(tail -n1 "$logs/debug-kernel.stdout")
+	[ -d "$ERI_CACHE/kernels/$dbg_rel/build" ] || { echo "debug-kernel.sh printed no release (got '$dbg_rel')"; return 1; }
+}
+if [ "${dtests[*]}" != none ]; then
+	t0=$SECONDS
+	echo "---- debug-kernel: scripts/debug-kernel.sh" >&2
+	if [ "$setup_ok" = 1 ] && debug_kernel > "$logs/debug-kernel.log" 2>&1 < /dev/null; then
+		pass debug-kernel $((SECONDS - t0))
+		dbg_ok=1
+		run_step build-6.12-debug no_warnings \
+			build_modules "$dbg_rel" "$ERI_CACHE/kernels/$dbg_rel/build" W=1 || dbg_ok=0
+		run_step kunit-debug - scripts/kunit.sh debug || true
+		for t in "${dtests[@]}"; do
+			IFS=: read -r -a targv <<<"$t"
+			name=vm-$(basename "${targv[0]}" .sh)-6.12-debug
+			if [ "$dbg_ok" = 0 ]; then
+				skip "$name" "the modules did not build"
+				continue
+			fi
+			args=(--kernel 6.12-debug --timeout 1800 --out "$logs/$name" --modules "build/$dbg_rel")
+			[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
+			run_step "$name" - scripts/vm-run "${args[@]}" "${targv[@]}" || true
+		done
+	else
+		fail debug-kernel "$logs/debug-kernel.log" "scripts/debug-kernel.sh failed"
+	fi
+fi
 
 echo "check: finished in $((SECONDS - t_start))s, logs in $logs"
 echo "$npass passed, $nfail failed, $nskip skipped"
