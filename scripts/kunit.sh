@@ -124,7 +124,8 @@ run_debug() {
 	log "debug: loading them on $rel (vm-run, results in $work/vm)"
 	set +e
 	"$REPO/scripts/vm-run" --kernel 6.12-debug --modules "$mods" \
-		--timeout "$KUNIT_TIMEOUT" --out "$work/vm" "$REPO/tests/vm-debug/kunit.sh" \
+		--timeout $((KUNIT_TIMEOUT > 1800 ? KUNIT_TIMEOUT : 1800)) --out "$work/vm" \
+		"$REPO/tests/vm-debug/kunit.sh" \
 		"${extra[@]:0:1}" >&2
 	rc=$?
 	set -e
