@@ -472,7 +472,7 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 
 /*
  * Send @psn again.  A READ asks again for the responses from @psn to the
- * next one delivered (at most ERI_SIM_READ_CHUNK_PKTS).
+ * next one delivered or not yet asked for (at most ERI_SIM_READ_CHUNK_PKTS).
  */
 static int eri_sim_req_resend_locked(struct eri_sim_qp *qp, u32 psn,
 				     u8 flags, u64 now)
@@ -491,6 +491,7 @@ static int eri_sim_req_resend_locked(struct eri_sim_qp *qp, u32 psn,
 	if (w->opcode == ERI_SQ_OP_READ) {
 		while (pkts < ERI_SIM_READ_CHUNK_PKTS &&
 		       eri_psn_diff(w->end_psn, eri_psn_add(psn, pkts)) > 0 &&
+		       eri_psn_diff(qp->sb.nxt, eri_psn_add(psn, pkts)) > 0 &&
 		       !eri_sim_sb_delivered(&qp->sb, eri_psn_add(psn, pkts)))
 			pkts++;
 		ret = eri_sim_req_send_read_locked(qp, w, psn, pkts, flags,
