@@ -13,7 +13,7 @@ F=/sys/class/infiniband/eri0/cc_algo
 # The per-QP checks need eri_sim's CREATE_QP to start the QP's engine with the
 # device's algorithm (eri_sim_cc_init(&qp->cc, sdev->cc_algo, ...)) and
 # QUERY_QP to report it; until then QPs report "fixed".  Set to 1 then.
-QP_CHECKS=${CC_KNOB_QP_CHECKS:-0}
+QP_CHECKS=${CC_KNOB_QP_CHECKS:-1}
 NS=eri_cc
 in_ns() { ip netns exec "$NS" "$@"; }
 shows() { test "$(cat "$F")" = "$1"; }
@@ -53,7 +53,7 @@ in_ns ip addr add 198.18.0.1/24 dev veA
 check "rdma link add eri0" in_ns rdma link add eri0 type eri netdev veA
 check "cc_algo exists" test -f "$F"
 echo "# cc_algo: $(cat "$F")"
-check "default: swift, all three offered" shows "[swift] dcqcn fixed"
+check "default: fixed, all three offered" shows "swift dcqcn [fixed]"
 
 check "select dcqcn" sh -c "echo dcqcn > $F"
 check "dcqcn is active" shows "swift [dcqcn] fixed"
@@ -91,14 +91,14 @@ stop_qp 18515
 
 # The knob is per device: a second device starts at the default, and
 # choosing for one leaves the other alone.
-check "select fixed on eri0" sh -c "echo fixed > $F"
+check "select swift on eri0" sh -c "echo swift > $F"
 ip link add veC netns "$NS" type veth peer name veD
 in_ns ip link set veC up
 check "rdma link add eri1" in_ns rdma link add eri1 type eri netdev veC
 F1=/sys/class/infiniband/eri1/cc_algo
-check "eri1 starts at swift" test "$(cat $F1)" = "[swift] dcqcn fixed"
+check "eri1 starts at the default, fixed" test "$(cat $F1)" = "swift dcqcn [fixed]"
 check "select dcqcn on eri1" sh -c "echo dcqcn > $F1"
-check "eri0 kept fixed" shows "swift dcqcn [fixed]"
+check "eri0 kept swift" shows "[swift] dcqcn fixed"
 check "rdma link delete eri1" rdma link delete eri1
 
 check "rdma link delete eri0" rdma link delete eri0
