@@ -24,6 +24,11 @@
 #                             dcqcn, fixed; default: the devices' default)
 #
 # Failing to load eri_sim or to create a device is a failure, never a skip.
+#
+# Not in make check yet (not executable; issue 6): a 1 MiB READ under 1% and
+# 10% loss and corruption still ends in RETRY_EXC_ERR, and the fairness
+# sample (4.) comes back empty.  Run it by hand:
+#   scripts/vm-run --kernel 6.12 --modules DIR --rdma-core PREFIX tests/vm/loss.sh
 set -u
 . "$(dirname "$0")/lib.sh"
 
