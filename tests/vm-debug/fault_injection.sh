@@ -33,9 +33,9 @@ for fa in "$DBG/failslab" "$DBG/fail_page_alloc"; do
 done
 
 modprobe eri_sim
-# Count (and fail) only allocations with ERI's code on the stack: the
-# address range of the eri and eri_sim modules (failslab's stack trace
-# filter; fail-nth counts only what passes it).  Otherwise most of the
+# Count (and fail) only allocations ERI's code makes: the address range of
+# the eri and eri_sim modules near the top of the stack (failslab's stack
+# trace filter; fail-nth counts only what passes it).  Otherwise most of the
 # failure points would be in exec, the dynamic loader and netlink.
 lo=0 hi=0
 while read -r name size _ _ _ addr _; do
@@ -74,7 +74,9 @@ for fa in "$DBG/failslab" "$DBG/fail_page_alloc"; do
 		printf '%#x\n' "$klo" > "$fa/reject-start"
 		printf '%#x\n' $((khi + 4096)) > "$fa/reject-end"
 	fi
-	echo 32 > "$fa/stacktrace-depth"
+	# ERI's own allocations, not everything ib_core does when ERI calls
+	# it: our frame must be among the first few above the allocator.
+	echo 8 > "$fa/stacktrace-depth"
 done
 grep -E '^eri(_sim)? ' /proc/modules | sed 's/^/#   /'
 ip netns add "$NS"
