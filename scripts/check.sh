@@ -11,7 +11,7 @@
 # Environment:
 #   ERI_CHECK_FLAVOURS  kernel flavours to build for (default "6.1 6.1-cloud 6.12")
 #   ERI_VM_FLAVOURS     flavours to run tests/vm/*.sh on (default "6.1 6.12 6.1-cloud")
-#   ERI_VM_TIMEOUT      per-test VM timeout in seconds (default 300)
+#   ERI_VM_TIMEOUT      per-test VM timeout in seconds (default 600)
 #   ERI_VM_TESTS        space-separated test scripts (default: the executable
 #                       tests/vm/*.sh; non-executable ones like lib.sh are helpers)
 #   ERI_DEBUG_TESTS     scripts run on the debug kernel, SCRIPT[:ARG...] each
@@ -32,7 +32,7 @@ ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
 export ERI_CACHE
 FLAVOURS=${ERI_CHECK_FLAVOURS:-"6.1 6.1-cloud 6.12"}
 VM_FLAVOURS=${ERI_VM_FLAVOURS:-"6.1 6.12 6.1-cloud"}
-VM_TIMEOUT=${ERI_VM_TIMEOUT:-300}
+VM_TIMEOUT=${ERI_VM_TIMEOUT:-600}
 logs=$top/build/logs
 rm -rf "$logs"
 mkdir -p "$logs"
