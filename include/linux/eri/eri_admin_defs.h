@@ -268,6 +268,10 @@ static_assert(sizeof(struct eri_aq_destroy_cq_cmd) == ERI_AQ_SQE_SIZE);
 
 enum eri_qp_type {
 	ERI_QPT_RC = 0,
+	/* Unreliable datagram: one packet per message, addressed per WQE. */
+	ERI_QPT_UD = 1,
+	/* The general services QP, a UD QP that is QPN 1 of the device. */
+	ERI_QPT_GSI = 2,
 };
 
 /*
@@ -324,7 +328,8 @@ enum eri_qp_state {
 #define ERI_QP_ATTR_MIN_RNR_TIMER	BIT(10)
 #define ERI_QP_ATTR_MAX_RD_ATOMIC	BIT(11)
 #define ERI_QP_ATTR_MAX_DEST_RD_ATOMIC	BIT(12)
-#define ERI_QP_ATTR_ALL			GENMASK(12, 0)
+#define ERI_QP_ATTR_QKEY		BIT(13)	/* UD and GSI */
+#define ERI_QP_ATTR_ALL			GENMASK(13, 0)
 
 /*
  * Queue pair attributes: MODIFY_QP reads them from attr_addr, QUERY_QP
@@ -357,7 +362,8 @@ struct eri_qp_attr {
 	__le64 tx_pkts;
 	__le64 rx_pkts;
 	__le64 retrans_pkts;
-	u8 reserved[32];
+	__le32 qkey;			/* UD and GSI: the QP's Q_Key */
+	u8 reserved[28];
 };
 
 static_assert(sizeof(struct eri_qp_attr) == 128);

@@ -241,7 +241,11 @@ static void eri_defs_test_qp_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, flow_label), 28);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, sgid), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, dgid), 48);
-	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_ALL, 0x1fffU);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, qkey), 96);
+	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_ALL, 0x3fffU);
+	KUNIT_EXPECT_EQ(test, ERI_QPT_GSI, 2);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_ud_av, dest_qpn), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_ud_av, hop_limit), 44);
 	KUNIT_EXPECT_EQ(test, ERI_QPS_ERR, 6);
 }
 
