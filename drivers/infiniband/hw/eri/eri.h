@@ -42,6 +42,7 @@ struct eri_ceq {
  * @pd_ida: PD numbers
  * @mr_ida: MR key indexes
  * @mr_variant: the variant byte of the next MR key
+ * @num_ah: address handles in existence, at most attr.max_ah
  */
 struct eri_dev {
 	struct ib_device ibdev;
@@ -60,6 +61,7 @@ struct eri_dev {
 	struct ida pd_ida;
 	struct ida mr_ida;
 	atomic_t mr_variant;
+	atomic_t num_ah;
 };
 
 static inline struct eri_dev *to_eri_dev(struct ib_device *ibdev)
