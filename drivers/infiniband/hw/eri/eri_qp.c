@@ -410,9 +410,13 @@ static int eri_qp_access_to_dev(struct eri_dev *edev, int access, u8 *out)
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		       IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC))
 		return -EINVAL;
-	if ((access & IB_ACCESS_REMOTE_ATOMIC) &&
-	    !(edev->attr.caps & ERI_DEV_CAP_ATOMIC))
-		return -EOPNOTSUPP;
+	/*
+	 * Without atomics no peer can send an atomic request: the right is
+	 * granted in vain, so accept and drop it.  ib_cm asks for it on the
+	 * passive side of every connection with responder resources.
+	 */
+	if (!(edev->attr.caps & ERI_DEV_CAP_ATOMIC))
+		access &= ~IB_ACCESS_REMOTE_ATOMIC;
 	/* Local write is a right of memory regions, not of the QP. */
 	*out = (access & IB_ACCESS_REMOTE_READ ? ERI_MR_ACCESS_REMOTE_READ : 0) |
 	       (access & IB_ACCESS_REMOTE_WRITE ? ERI_MR_ACCESS_REMOTE_WRITE : 0) |
