@@ -76,9 +76,11 @@ grep -i 'error\|fail\|status' /tmp/cli.out | sed 's/^/#   client: /' | tail -n 3
 check "... and reports the failure (exit $crc, not a timeout)" test "$crc" != 0 -a "$crc" != 124
 check "... a completion with RETRY_EXC_ERR (status 12)" grep -qi 'status.*12\|retry' /tmp/cli.out
 in1 tc qdisc del dev veB root
-kill "$spid" 2>/dev/null
+# The server waits for a client that is gone: end it (timeout's child).
+pkill -9 -P "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 check "no RC QP left on $D0 and $D1 afterwards" wait_for 60 no_rc
+rdma resource show qp 2>&1 | grep -v 'type GSI' | sed 's/^/#   /'
 
 echo "# rdma statistic show:"
 in0 rdma statistic show link "$D0/1" 2>&1 | sed 's/^/#   ns0: /'
