@@ -58,7 +58,8 @@ check "no RC QP left on $D0 and $D1" wait_for 30 no_rc
 # A peer that vanishes while the client writes to it: every packet of the
 # server is dropped from then on, so the client's writes go unacknowledged
 # until its retries run out (rdma_cm's timeout, perftest's retry count 7).
-in1 timeout "$T" ib_write_bw -R -d "$D1" -D 100 -F -p 18603 > /tmp/srv.out 2>&1 &
+# ip netns exec execs timeout: $! is timeout, ib_write_bw its child.
+ip netns exec "$NS1" timeout "$T" ib_write_bw -R -d "$D1" -D 100 -F -p 18603 > /tmp/srv.out 2>&1 &
 spid=$!
 sleep 2
 tx0=$(tx_pkts)
@@ -76,7 +77,8 @@ grep -i 'error\|fail\|status' /tmp/cli.out | sed 's/^/#   client: /' | tail -n 3
 check "... and reports the failure (exit $crc, not a timeout)" test "$crc" != 0 -a "$crc" != 124
 check "... a completion with RETRY_EXC_ERR (status 12)" grep -qi 'status.*12\|retry' /tmp/cli.out
 in1 tc qdisc del dev veB root
-# The server waits for a client that is gone: end it (timeout's child).
+# The server waits, rightly, for a client that is gone (it has nothing
+# outstanding to time out): end it, timeout's child.
 pkill -9 -P "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
 check "no RC QP left on $D0 and $D1 afterwards" wait_for 60 no_rc
