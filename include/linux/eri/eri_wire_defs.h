@@ -116,8 +116,9 @@ struct eri_wire_hdr {
 static_assert(sizeof(struct eri_wire_hdr) == 80);
 
 /*
- * Bytes on top of the payload over IPv4 (IP, UDP, ERI); the driver's
- * active MTU leaves 112 (room for IPv6's header with a 64-byte ERI header).
+ * Bytes on top of the payload over IPv4 (IP, UDP, ERI).  The port's active
+ * MTU, which is also the largest UD message, is the largest IB MTU whose
+ * payload fits in the netdev's MTU after them.
  */
 #define ERI_WIRE_OVERHEAD	(20 + 8 + 80)
 
