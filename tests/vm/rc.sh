@@ -5,8 +5,8 @@
 # here against the rdma-core prefix) between two devices on the two ends of
 # a veth pair, then the standard tools across the same link:
 # ibv_rc_pingpong (polling and with events), perftest (send/write/read,
-# bandwidth and latency) and, on rxe only until ERI has QP1, perftest through
-# rdma_cm and rping with verification; every run under `timeout`.
+# bandwidth and latency), perftest through rdma_cm and rping with
+# verification; every run under `timeout`.
 # Ends with `rdma statistic show` and removes everything it made.
 #
 #   tests/vm/rc.sh [eri|rxe] [quick]   (or ERI_RC_TYPE=eri|rxe; default eri)
@@ -230,17 +230,15 @@ for tool in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_l
 		"$tool" -d "$D0" -x "$G0" -n 200 -F -p "$port" "$B"
 done
 
-# rdma_cm needs QP1 (UD and the CM's MADs), which ERI does not have yet:
-# these run against rxe only until it does.
-if [ "$type" = rxe ]; then
-	server_client "ib_write_bw -R (rdma_cm) -n 200" - \
-		ib_write_bw -R -d "$D1" -n 200 -F -- \
-		ib_write_bw -R -d "$D0" -n 200 -F "$B"
+# rdma_cm: the CM's MADs over QP1 (tests/vm/rdma_cm.sh has more).
+check "modprobe rdma_ucm" modprobe rdma_ucm
+server_client "ib_write_bw -R (rdma_cm) -n 200" - \
+	ib_write_bw -R -d "$D1" -n 200 -F -- \
+	ib_write_bw -R -d "$D0" -n 200 -F "$B"
 
-	server_client "rping -C 10 -V (rdma_cm, verified)" - \
-		rping -s -a "$B" -C 10 -V -- \
-		rping -c -a "$B" -C 10 -V
-fi
+server_client "rping -C 10 -V (rdma_cm, verified)" - \
+	rping -s -a "$B" -C 10 -V -- \
+	rping -c -a "$B" -C 10 -V
 
 # Per-QP counters (doorbells, packets) of a QP with traffic in flight, in
 # `rdma resource show qp -dd`: an ERI driver attribute.

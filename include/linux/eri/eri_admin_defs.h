@@ -272,6 +272,10 @@ static_assert(sizeof(struct eri_aq_destroy_cq_cmd) == ERI_AQ_SQE_SIZE);
 
 enum eri_qp_type {
 	ERI_QPT_RC = 0,
+	/* Unreliable datagram: one packet per message, addressed per WQE. */
+	ERI_QPT_UD = 1,
+	/* The general services QP, a UD QP that is QPN 1 of the device. */
+	ERI_QPT_GSI = 2,
 };
 
 /*
@@ -336,7 +340,8 @@ enum eri_cc_algo {
 #define ERI_QP_ATTR_MIN_RNR_TIMER	BIT(10)
 #define ERI_QP_ATTR_MAX_RD_ATOMIC	BIT(11)
 #define ERI_QP_ATTR_MAX_DEST_RD_ATOMIC	BIT(12)
-#define ERI_QP_ATTR_ALL			GENMASK(12, 0)
+#define ERI_QP_ATTR_QKEY		BIT(13)	/* UD and GSI */
+#define ERI_QP_ATTR_ALL			GENMASK(13, 0)
 
 /*
  * Queue pair attributes: MODIFY_QP reads them from attr_addr, QUERY_QP
@@ -373,7 +378,10 @@ struct eri_qp_attr {
 	__le32 cwnd;			/* packets the QP may have in flight */
 	__le32 srtt_us;			/* smoothed RTT, 0 before a sample */
 	u8 cc_algo;			/* enum eri_cc_algo */
-	u8 reserved[15];
+	u8 reserved1[3];
+	/* MODIFY_QP and QUERY_QP. */
+	__le32 qkey;			/* UD and GSI: the QP's Q_Key */
+	u8 reserved[8];
 };
 
 static_assert(sizeof(struct eri_qp_attr) == 128);

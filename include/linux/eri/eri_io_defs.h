@@ -198,6 +198,37 @@ struct eri_sq_reg_mr {
 
 static_assert(sizeof(struct eri_sq_reg_mr) == 32);
 
+/*
+ * UD send WQE (QP types UD and GSI): the 32-byte header, then this 48-byte
+ * address vector, then NUM_SGE struct eri_sge (at most ERI_SQ_UD_MAX_SGE)
+ * or, with INLINE, @length bytes of data (at most ERI_SQ_UD_MAX_INLINE).
+ * Only SEND and SEND_IMM; the message is one packet, at most the port's
+ * active MTU.  GIDs are IPv6 addresses, IPv4 ones mapped (::ffff:a.b.c.d);
+ * @sgid must be an address of the device's netdev.  A @qkey with bit 31 set
+ * stands for the Q_Key of the sending QP.  The header's @remote_addr, @rkey
+ * and @inv_rkey are unused and zero.
+ */
+struct eri_sq_ud_av {
+	u8 dgid[16];
+	u8 sgid[16];
+	__le32 dest_qpn;
+	__le32 qkey;
+	__le32 flow_label;		/* [19:0] */
+	u8 hop_limit;			/* 0: the device's default, 64 */
+	u8 traffic_class;
+	u8 reserved[2];
+};
+
+static_assert(sizeof(struct eri_sq_ud_av) == 48);
+
+#define ERI_SQ_UD_MAX_SGE		3
+#define ERI_SQ_UD_MAX_INLINE		48
+
+static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
+	      ERI_SQ_UD_MAX_SGE * sizeof(struct eri_sge) == ERI_SQ_WQE_SIZE);
+static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
+	      ERI_SQ_UD_MAX_INLINE == ERI_SQ_WQE_SIZE);
+
 #define ERI_RQ_WQE_SHIFT		7
 #define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)
 #define ERI_RQ_WQE_MAX_SGE		7
@@ -244,8 +275,9 @@ enum eri_cqe_status {
  * Completion queue entry.  @wqe_idx is the free-running index of the WQE
  * that completed, in the queue SQ names; WQEs of a queue complete in order,
  * so a send completion also retires the unsignaled WQEs before it.
- * @byte_len is the received length (receive completions) or the length of
- * the request.  @imm_data is valid with IMM, @inv_rkey with INV.
+ * @byte_len is the received length (receive completions; for UD it counts
+ * the 40 bytes of the GRH) or the length of the request.  @imm_data is
+ * valid with IMM, @inv_rkey with INV.
  */
 struct eri_cqe {
 	__le32 hdr;
@@ -263,6 +295,13 @@ struct eri_cqe {
 #define ERI_CQE_HDR_SOLICITED		BIT(2)
 #define ERI_CQE_HDR_IMM			BIT(3)
 #define ERI_CQE_HDR_INV			BIT(4)
+/*
+ * UD receives: the first 40 bytes of the buffer hold the GRH; with IPV4
+ * their last 20 are the packet's IPv4 header (RoCEv2 style), else they are
+ * an IPv6 header.  @src_qpn names the sending QP.
+ */
+#define ERI_CQE_HDR_GRH			BIT(5)
+#define ERI_CQE_HDR_IPV4		BIT(6)
 #define ERI_CQE_HDR_OPCODE		GENMASK(15, 8)	/* enum eri_cqe_opcode */
 #define ERI_CQE_HDR_STATUS		GENMASK(23, 16)	/* enum eri_cqe_status */
 

@@ -31,6 +31,9 @@ enum eri_wire_opcode {
 	ERI_OP_READ_REQ = 6,
 	ERI_OP_READ_RESP = 7,
 	ERI_OP_ACK = 8,
+	/* Unreliable datagrams: one packet each, no PSN, never answered. */
+	ERI_OP_UD_SEND = 9,
+	ERI_OP_UD_SEND_IMM = 10,
 };
 
 /* Flags of struct eri_wire_hdr. */
@@ -72,7 +75,8 @@ enum eri_wire_syndrome {
  * @msg_len: requests: bytes of the whole message (READ_REQ: of this
  *	request)
  * @offset: byte offset of this packet's payload within the message
- * @rkey: WRITE, WRITE_IMM, READ_REQ: the remote key
+ * @rkey: WRITE, WRITE_IMM, READ_REQ: the remote key; UD_SEND and
+ *	UD_SEND_IMM: the Q_Key
  * @raddr: WRITE, WRITE_IMM, READ_REQ: remote address of byte 0 of the
  *	message (READ_REQ: of the request)
  * @imm: SEND_IMM and WRITE_IMM: immediate data; SEND_INV: key to
@@ -112,8 +116,9 @@ struct eri_wire_hdr {
 static_assert(sizeof(struct eri_wire_hdr) == 80);
 
 /*
- * Bytes on top of the payload over IPv4 (IP, UDP, ERI); the driver's
- * active MTU leaves 112 (room for IPv6's header with a 64-byte ERI header).
+ * Bytes on top of the payload over IPv4 (IP, UDP, ERI).  The port's active
+ * MTU, which is also the largest UD message, is the largest IB MTU whose
+ * payload fits in the netdev's MTU after them.
  */
 #define ERI_WIRE_OVERHEAD	(20 + 8 + 80)
 

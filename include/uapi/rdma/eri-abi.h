@@ -82,4 +82,20 @@ struct eri_ibv_create_qp_resp {
 	__u8 reserved[2];
 };
 
+/*
+ * An address handle is the provider's: the kernel checks the address and
+ * returns the resolved vector, which the provider copies into each UD send
+ * WQE (struct eri_sq_ud_av of the device).  GIDs are IPv6 addresses, IPv4
+ * ones mapped; @sgid is the address of the GID table entry the AH names.
+ */
+struct eri_ibv_create_ah_resp {
+	__u32 comp_mask;
+	__u32 flow_label;
+	__u8 dgid[16];
+	__u8 sgid[16];
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 reserved[6];
+};
+
 #endif /* ERI_ABI_USER_H */

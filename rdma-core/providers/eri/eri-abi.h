@@ -18,5 +18,7 @@ DECLARE_DRV_CMD(eri_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, empty,
 		eri_ibv_create_cq_resp);
 DECLARE_DRV_CMD(eri_create_qp, IB_USER_VERBS_CMD_CREATE_QP, empty,
 		eri_ibv_create_qp_resp);
+DECLARE_DRV_CMD(eri_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,
+		eri_ibv_create_ah_resp);
 
 #endif /* __ERI_ABI_H__ */

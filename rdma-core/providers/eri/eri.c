@@ -140,10 +140,12 @@ static void eri_free_context(struct ibv_context *ibvctx)
 
 static const struct verbs_context_ops eri_ctx_ops = {
 	.alloc_pd = eri_alloc_pd,
+	.create_ah = eri_create_ah,
 	.create_cq = eri_create_cq,
 	.create_qp = eri_create_qp,
 	.dealloc_pd = eri_dealloc_pd,
 	.dereg_mr = eri_dereg_mr,
+	.destroy_ah = eri_destroy_ah,
 	.destroy_cq = eri_destroy_cq,
 	.destroy_qp = eri_destroy_qp,
 	.free_context = eri_free_context,

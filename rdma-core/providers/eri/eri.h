@@ -92,6 +92,7 @@ struct eri_wq {
 struct eri_qp {
 	struct ibv_qp ibvqp;
 	uint32_t qpn;
+	bool ud;			/* UD: send WQEs carry an address */
 	bool sq_sig_all;
 	uint32_t max_inline_data;
 	struct eri_wq sq;
@@ -104,6 +105,20 @@ struct eri_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
 };
+
+/*
+ * An address handle: the address vector the kernel resolved, copied into
+ * each UD send WQE (dest_qpn and qkey are the work request's).
+ */
+struct eri_ah {
+	struct ibv_ah ibvah;
+	struct eri_sq_ud_av av;
+};
+
+static inline struct eri_ah *to_eri_ah(struct ibv_ah *ibvah)
+{
+	return container_of(ibvah, struct eri_ah, ibvah);
+}
 
 static inline struct eri_device *to_eri_dev(struct ibv_device *ibvdev)
 {
@@ -147,5 +162,7 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+struct ibv_ah *eri_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
+int eri_destroy_ah(struct ibv_ah *ibvah);
 
 #endif /* __ERI_H__ */

@@ -120,6 +120,33 @@ static_assert(sizeof(struct eri_sq_wqe_hdr) +
 static_assert(sizeof(struct eri_sq_wqe_hdr) + ERI_SQ_WQE_MAX_INLINE ==
 	      ERI_SQ_WQE_SIZE, "SQ WQE with inline data");
 
+/*
+ * UD send WQE: the header, then this address vector, then NUM_SGE struct
+ * eri_sge (at most ERI_SQ_UD_MAX_SGE) or, with INLINE, @length bytes of data
+ * (at most ERI_SQ_UD_MAX_INLINE).  SEND and SEND_IMM only; one packet, at
+ * most the port's active MTU.  A @qkey with bit 31 set stands for the QP's.
+ */
+struct eri_sq_ud_av {
+	uint8_t dgid[16];
+	uint8_t sgid[16];
+	__le32 dest_qpn;
+	__le32 qkey;
+	__le32 flow_label;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t reserved[2];
+};
+
+#define ERI_SQ_UD_MAX_SGE		3
+#define ERI_SQ_UD_MAX_INLINE		48
+
+static_assert(sizeof(struct eri_sq_ud_av) == 48, "eri_sq_ud_av size");
+static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
+	      ERI_SQ_UD_MAX_SGE * sizeof(struct eri_sge) == ERI_SQ_WQE_SIZE,
+	      "UD WQE with SGEs");
+static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
+	      ERI_SQ_UD_MAX_INLINE == ERI_SQ_WQE_SIZE, "UD WQE with inline data");
+
 #define ERI_RQ_WQE_SHIFT		7
 #define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)
 #define ERI_RQ_WQE_MAX_SGE		7
@@ -184,6 +211,9 @@ struct eri_cqe {
 #define ERI_CQE_HDR_SOLICITED		BIT(2)
 #define ERI_CQE_HDR_IMM			BIT(3)
 #define ERI_CQE_HDR_INV			BIT(4)
+/* UD receives: the buffer starts with the 40-byte GRH (IPV4: RoCEv2 style). */
+#define ERI_CQE_HDR_GRH			BIT(5)
+#define ERI_CQE_HDR_IPV4		BIT(6)
 #define ERI_CQE_HDR_OPCODE		GENMASK(15, 8)	/* enum eri_cqe_opcode */
 #define ERI_CQE_HDR_STATUS		GENMASK(23, 16)	/* enum eri_cqe_status */
 

@@ -315,6 +315,9 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 
 	if (!is_sq) {
 		wc->src_qp = le32toh(cqe->src_qpn);
+		/* A datagram: the buffer starts with its 40-byte GRH. */
+		if (hdr & ERI_CQE_HDR_GRH)
+			wc->wc_flags |= IBV_WC_GRH;
 		if (hdr & ERI_CQE_HDR_IMM) {
 			wc->wc_flags |= IBV_WC_WITH_IMM;
 			/* Network byte order on both sides. */
@@ -447,7 +450,8 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 	struct eri_qp *qp;
 	int err;
 
-	if (attr->qp_type != IBV_QPT_RC || attr->srq) {
+	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) ||
+	    attr->srq) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -471,9 +475,11 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 
 	/* attr->cap now holds what the kernel granted. */
 	qp->qpn = resp.qpn;
+	qp->ud = attr->qp_type == IBV_QPT_UD;
 	qp->sq_sig_all = attr->sq_sig_all;
 	qp->max_inline_data = min_t(uint32_t, attr->cap.max_inline_data,
-				    ERI_SQ_WQE_MAX_INLINE);
+				    qp->ud ? ERI_SQ_UD_MAX_INLINE :
+					     ERI_SQ_WQE_MAX_INLINE);
 	if (qp->qpn != qp->ibvqp.qp_num) {
 		err = EINVAL;
 		goto err_destroy;
@@ -483,7 +489,8 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 			  resp.sq_size, resp.sq_depth_log, ERI_SQ_WQE_SHIFT,
 			  attr->cap.max_send_wr,
 			  min_t(uint32_t, attr->cap.max_send_sge,
-				ERI_SQ_WQE_MAX_SGE));
+				qp->ud ? ERI_SQ_UD_MAX_SGE :
+					 ERI_SQ_WQE_MAX_SGE));
 	if (err)
 		goto err_sq;
 	err = eri_wq_init(&qp->rq, ibvpd->context, resp.rq_mmap_key,
@@ -626,6 +633,91 @@ int eri_destroy_qp(struct ibv_qp *ibvqp)
 }
 
 /* Work requests */
+
+/*
+ * Write one UD send WQE at the SQ's producer index: the header, the AH's
+ * address vector with the destination QPN and Q_Key, then the SGEs or the
+ * inline data.  SQ lock held.
+ */
+static int eri_build_ud_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
+			    bool imm_ok)
+{
+	struct eri_wq *sq = &qp->sq;
+	uint32_t slot = eri_ring_slot(sq->pi, sq->depth_log);
+	struct eri_sq_wqe_hdr *wqe;
+	struct eri_sq_ud_av *av;
+	uint32_t op, hdr = 0;
+	uint64_t total = 0;
+	bool inl;
+	int i;
+
+	if (eri_ring_used(sq->pi, sq->tail) >= sq->max_wr)
+		return ENOMEM;
+	if (wr->opcode == IBV_WR_SEND)
+		op = ERI_SQ_OP_SEND;
+	else if (wr->opcode == IBV_WR_SEND_WITH_IMM && imm_ok)
+		op = ERI_SQ_OP_SEND_IMM;
+	else
+		return EINVAL;
+	if (!wr->wr.ud.ah || wr->wr.ud.remote_qpn >> ERI_QPN_BITS)
+		return EINVAL;
+	inl = wr->send_flags & IBV_SEND_INLINE;
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	if (!inl && (uint32_t)wr->num_sge > sq->max_sge)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	/* The device checks the length against the MTU. */
+	if (total > (inl ? qp->max_inline_data : ERI_WQE_MAX_LENGTH))
+		return EINVAL;
+
+	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
+		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		hdr |= ERI_SQ_WQE_HDR_SOLICITED;
+	if (inl)
+		hdr |= ERI_SQ_WQE_HDR_INLINE;
+	else
+		hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
+	hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
+
+	/* The slot is free: the device completed what it held. */
+	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
+	wqe->hdr = htole32(hdr);
+	wqe->length = htole32((uint32_t)total);
+	wqe->imm_data = op == ERI_SQ_OP_SEND_IMM ? wr->imm_data : 0;
+	wqe->inv_rkey = 0;
+	wqe->remote_addr = 0;
+	wqe->rkey = 0;
+	wqe->reserved = 0;
+	av = (struct eri_sq_ud_av *)(wqe + 1);
+	memcpy(av, &to_eri_ah(wr->wr.ud.ah)->av, sizeof(*av));
+	av->dest_qpn = htole32(wr->wr.ud.remote_qpn);
+	av->qkey = htole32(wr->wr.ud.remote_qkey);
+
+	if (inl) {
+		uint8_t *data = (uint8_t *)(av + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			data += wr->sg_list[i].length;
+		}
+	} else {
+		struct eri_sge *sge = (struct eri_sge *)(av + 1);
+
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = htole64(wr->sg_list[i].addr);
+			sge[i].length = htole32(wr->sg_list[i].length);
+			sge[i].lkey = htole32(wr->sg_list[i].lkey);
+		}
+	}
+
+	sq->wr_id[slot] = wr->wr_id;
+
+	return 0;
+}
 
 /* Write one send WQE at the SQ's producer index.  SQ lock held. */
 static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
@@ -799,7 +891,8 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 
 	start = sq->pi;
 	for (; wr; wr = wr->next) {
-		err = eri_build_send_wqe(qp, wr, imm_ok);
+		err = qp->ud ? eri_build_ud_wqe(qp, wr, imm_ok) :
+			       eri_build_send_wqe(qp, wr, imm_ok);
 		if (err) {
 			*bad_wr = wr;
 			break;
@@ -941,4 +1034,48 @@ out:
 	}
 
 	return err;
+}
+
+/* Address handles */
+
+struct ibv_ah *eri_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr)
+{
+	struct eri_create_ah_resp resp = {};
+	struct eri_ah *ah;
+	int err;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	/* The kernel checks the address and resolves the source GID. */
+	err = ibv_cmd_create_ah(ibvpd, &ah->ibvah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+
+	memcpy(ah->av.dgid, resp.dgid, sizeof(ah->av.dgid));
+	memcpy(ah->av.sgid, resp.sgid, sizeof(ah->av.sgid));
+	ah->av.flow_label = htole32(resp.flow_label);
+	ah->av.hop_limit = resp.hop_limit;
+	ah->av.traffic_class = resp.traffic_class;
+
+	return &ah->ibvah;
+}
+
+int eri_destroy_ah(struct ibv_ah *ibvah)
+{
+	int err;
+
+	err = ibv_cmd_destroy_ah(ibvah);
+	if (err)
+		return err;
+	free(to_eri_ah(ibvah));
+
+	return 0;
 }

@@ -45,6 +45,7 @@ struct eri_ceq {
  * @mr_variant: the variant byte of the next MR key
  * @cc_lock: serializes SET_CC commands and protects @cc_algo
  * @cc_algo: the enum eri_cc_algo the device gives new QPs
+ * @num_ah: address handles in existence, at most attr.max_ah
  */
 struct eri_dev {
 	struct ib_device ibdev;
@@ -65,6 +66,7 @@ struct eri_dev {
 	atomic_t mr_variant;
 	struct mutex cc_lock;	/* serializes SET_CC; protects @cc_algo */
 	u8 cc_algo;
+	atomic_t num_ah;
 };
 
 static inline struct eri_dev *to_eri_dev(struct ib_device *ibdev)

@@ -194,7 +194,7 @@ int eri_com_destroy_cq(struct eri_com_dev *com, u32 cqn)
 }
 
 /**
- * eri_com_create_qp - CREATE_QP: make an RC QP known, in RESET
+ * eri_com_create_qp - CREATE_QP: make a QP known, in RESET
  * @com: the device
  * @p: its number, PD, CQs and queues
  *
@@ -214,7 +214,7 @@ int eri_com_create_qp(struct eri_com_dev *com,
 		.pdn = cpu_to_le32(p->pdn),
 		.send_cqn = cpu_to_le32(p->send_cqn),
 		.recv_cqn = cpu_to_le32(p->recv_cqn),
-		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_QP_TYPE, ERI_QPT_RC) |
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_QP_TYPE, p->type) |
 				   FIELD_PREP(ERI_AQ_CREATE_QP_SQ_DEPTH_LOG,
 					      p->sq_depth_log) |
 				   FIELD_PREP(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG,

@@ -58,6 +58,7 @@ struct eri_com_mr_attr {
 
 /* CREATE_QP parameters, in CPU byte order. */
 struct eri_com_qp_create {
+	u32 type;		/* enum eri_qp_type */
 	u32 qpn;
 	u32 pdn;
 	u32 send_cqn;

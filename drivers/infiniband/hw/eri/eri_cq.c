@@ -314,6 +314,12 @@ static bool eri_cq_decode_locked(struct eri_cq *cq, const struct eri_cqe *cqe,
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 		wc->ex.invalidate_rkey = le32_to_cpu(cqe->inv_rkey);
 	}
+	if (hdr & ERI_CQE_HDR_GRH) {
+		/* A datagram: its network header is in the buffer's GRH. */
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = hdr & ERI_CQE_HDR_IPV4 ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
 	wc->pkey_index = 0;
 	wc->slid = 0;
 	wc->sl = 0;

@@ -247,7 +247,12 @@ static void eri_defs_test_qp_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, cwnd), 104);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, srtt_us), 108);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, cc_algo), 112);
-	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_ALL, 0x1fffU);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, qkey), 116);
+	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_QKEY, BIT(13));
+	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_ALL, 0x3fffU);
+	KUNIT_EXPECT_EQ(test, ERI_QPT_GSI, 2);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_ud_av, dest_qpn), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_ud_av, hop_limit), 44);
 	KUNIT_EXPECT_EQ(test, ERI_QPS_ERR, 6);
 }
 

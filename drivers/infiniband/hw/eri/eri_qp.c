@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ERI queue pairs: RC only.
+ * ERI queue pairs: RC, UD and the GSI QP (QPN 1, a UD QP for ib_mad).  UD
+ * work requests are encoded by eri_ud.c.
  *
  * A QP has a send queue of 128-byte WQEs, a receive queue of 128-byte WQEs
  * and a doorbell record (struct eri_qp_dbrec) holding both producer indexes
@@ -21,7 +22,8 @@
 
 #include "eri_verbs.h"
 
-/* QPNs 0 and 1 are the special QPs of InfiniBand. */
+/* QPNs 0 and 1 are the special QPs of InfiniBand; ERI has only QP1. */
+#define ERI_QPN_GSI		1
 #define ERI_QPN_MIN		2
 
 /* Attributes of ib_qp_attr that modify_qp applies or accepts. */
@@ -33,21 +35,27 @@
 				 IB_QP_RNR_RETRY | IB_QP_RQ_PSN | \
 				 IB_QP_MAX_QP_RD_ATOMIC | IB_QP_MIN_RNR_TIMER | \
 				 IB_QP_SQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | \
-				 IB_QP_DEST_QPN)
+				 IB_QP_DEST_QPN | IB_QP_QKEY)
 
 #define ERI_PSN_MASK		GENMASK(23, 0)
 #define ERI_FLOW_LABEL_MASK	GENMASK(19, 0)
 #define ERI_MAX_MSG_LEN		BIT_ULL(31)
 
-/* Check the requested capabilities; report what the QP really gets. */
-static int eri_qp_caps(struct eri_dev *edev, struct ib_qp_cap *cap,
+/*
+ * Check the requested capabilities; report what the QP really gets.  A UD
+ * send WQE gives room to the address vector: fewer SGEs, less inline data.
+ */
+static int eri_qp_caps(struct eri_dev *edev, struct ib_qp_cap *cap, bool ud,
 		       u32 *sq_depth_log, u32 *rq_depth_log)
 {
 	const struct eri_com_dev_attr *a = &edev->attr;
 	u32 max_wr = min_t(u32, a->max_qp_wr, BIT(ERI_RING_MAX_DEPTH_LOG));
-	u32 max_send_sge = min_t(u32, a->max_send_sge, ERI_SQ_WQE_MAX_SGE);
+	u32 max_send_sge = min_t(u32, a->max_send_sge,
+				 ud ? ERI_SQ_UD_MAX_SGE : ERI_SQ_WQE_MAX_SGE);
 	u32 max_recv_sge = min_t(u32, a->max_recv_sge, ERI_RQ_WQE_MAX_SGE);
-	u32 max_inline = min_t(u32, a->max_inline_data, ERI_SQ_WQE_MAX_INLINE);
+	u32 max_inline = min_t(u32, a->max_inline_data,
+			       ud ? ERI_SQ_UD_MAX_INLINE :
+				    ERI_SQ_WQE_MAX_INLINE);
 	u32 sq_depth, rq_depth;
 
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
@@ -129,8 +137,30 @@ static int eri_qp_copy_resp(struct eri_qp *qp, struct ib_udata *udata)
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
 
+/* The device's QP type for a verbs QP type, or -EOPNOTSUPP. */
+static int eri_qp_type_to_dev(struct eri_dev *edev, enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		if (edev->attr.caps & ERI_DEV_CAP_RC)
+			return ERI_QPT_RC;
+		break;
+	case IB_QPT_UD:
+		if (edev->attr.caps & ERI_DEV_CAP_UD)
+			return ERI_QPT_UD;
+		break;
+	case IB_QPT_GSI:
+		if (edev->attr.caps & ERI_DEV_CAP_UD)
+			return ERI_QPT_GSI;
+		break;
+	default:
+		break;
+	}
+	return -EOPNOTSUPP;
+}
+
 /**
- * eri_create_qp - create an RC queue pair
+ * eri_create_qp - create an RC, UD or GSI queue pair
  * @ibqp: the QP the core allocated, with its PD
  * @init: type, CQs and capabilities; the capabilities are updated to what
  *	the QP got
@@ -147,11 +177,15 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct eri_qp *qp = to_eri_qp(ibqp);
 	struct eri_com_qp_create p = {};
 	struct ib_ucontext *uctx = NULL;
-	u32 max_qpn;
-	int qpn, ret;
+	u32 min_qpn, max_qpn;
+	int type, qpn, ret;
 
-	if (init->qp_type != IB_QPT_RC || !(edev->attr.caps & ERI_DEV_CAP_RC))
-		return -EOPNOTSUPP;
+	type = eri_qp_type_to_dev(edev, init->qp_type);
+	if (type < 0)
+		return type;
+	/* The GSI QP is ib_mad's, on the one port. */
+	if (type == ERI_QPT_GSI && (udata || init->port_num != 1))
+		return -EINVAL;
 	if (init->srq || init->create_flags)
 		return -EOPNOTSUPP;
 	if (edev->attr.sq_wqe_shift != ERI_SQ_WQE_SHIFT ||
@@ -161,7 +195,9 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EINVAL;
 	if (edev->attr.max_qp <= ERI_QPN_MIN)
 		return -ENOMEM;
-	max_qpn = min_t(u32, edev->attr.max_qp - 1, ERI_REG_QP_DB_QPN);
+	min_qpn = type == ERI_QPT_GSI ? ERI_QPN_GSI : ERI_QPN_MIN;
+	max_qpn = type == ERI_QPT_GSI ? ERI_QPN_GSI :
+		  min_t(u32, edev->attr.max_qp - 1, ERI_REG_QP_DB_QPN);
 	if (udata) {
 		if (udata->inlen &&
 		    !ib_is_udata_cleared(udata, 0, udata->inlen))
@@ -171,8 +207,8 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		uctx = &rdma_udata_to_drv_context(udata, struct eri_ucontext,
 						  ibucontext)->ibucontext;
 	}
-	ret = eri_qp_caps(edev, &init->cap, &qp->sq.depth_log,
-			  &qp->rq.depth_log);
+	ret = eri_qp_caps(edev, &init->cap, type != ERI_QPT_RC,
+			  &qp->sq.depth_log, &qp->rq.depth_log);
 	if (ret)
 		return ret;
 
@@ -189,7 +225,7 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 
-	qpn = ida_alloc_range(&edev->qp_ida, ERI_QPN_MIN, max_qpn, GFP_KERNEL);
+	qpn = ida_alloc_range(&edev->qp_ida, min_qpn, max_qpn, GFP_KERNEL);
 	if (qpn < 0) {
 		ret = qpn;
 		goto err_destroy_mutex;
@@ -204,6 +240,7 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_free_queues;
 	}
 
+	p.type = type;
 	p.qpn = qp->qpn;
 	p.pdn = to_eri_pd(ibqp->pd)->pdn;
 	p.send_cqn = to_eri_cq(init->send_cq)->cqn;
@@ -373,9 +410,13 @@ static int eri_qp_access_to_dev(struct eri_dev *edev, int access, u8 *out)
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 		       IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC))
 		return -EINVAL;
-	if ((access & IB_ACCESS_REMOTE_ATOMIC) &&
-	    !(edev->attr.caps & ERI_DEV_CAP_ATOMIC))
-		return -EOPNOTSUPP;
+	/*
+	 * Without atomics no peer can send an atomic request: the right is
+	 * granted in vain, so accept and drop it.  ib_cm asks for it on the
+	 * passive side of every connection with responder resources.
+	 */
+	if (!(edev->attr.caps & ERI_DEV_CAP_ATOMIC))
+		access &= ~IB_ACCESS_REMOTE_ATOMIC;
 	/* Local write is a right of memory regions, not of the QP. */
 	*out = (access & IB_ACCESS_REMOTE_READ ? ERI_MR_ACCESS_REMOTE_READ : 0) |
 	       (access & IB_ACCESS_REMOTE_WRITE ? ERI_MR_ACCESS_REMOTE_WRITE : 0) |
@@ -491,6 +532,10 @@ static int eri_qp_attr_to_dev(struct eri_dev *edev,
 		d->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 		m |= ERI_QP_ATTR_MAX_DEST_RD_ATOMIC;
 	}
+	if (mask & IB_QP_QKEY) {
+		d->qkey = cpu_to_le32(attr->qkey);
+		m |= ERI_QP_ATTR_QKEY;
+	}
 	d->mask = cpu_to_le32(m);
 	return 0;
 }
@@ -531,6 +576,8 @@ static void eri_qp_cache_update_locked(struct eri_qp *qp,
 		c->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 	if (mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		c->en_sqd_async_notify = attr->en_sqd_async_notify;
+	if (mask & IB_QP_QKEY)
+		c->qkey = attr->qkey;
 }
 
 /*
@@ -586,7 +633,7 @@ int eri_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	mutex_lock(&qp->mutex);
 	cur_state = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new_state = mask & IB_QP_STATE ? attr->qp_state : cur_state;
-	if (!ib_modify_qp_is_ok(cur_state, new_state, IB_QPT_RC, mask)) {
+	if (!ib_modify_qp_is_ok(cur_state, new_state, ibqp->qp_type, mask)) {
 		ret = -EINVAL;
 		goto out_unlock;
 	}
@@ -703,7 +750,7 @@ int eri_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap = qp->cap;
 
 	memset(init, 0, sizeof(*init));
-	init->qp_type = IB_QPT_RC;
+	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->event_handler = ibqp->event_handler;
@@ -967,8 +1014,14 @@ int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
-		ret = eri_sq_wqe_build(qp, wr, sq->mem.buf->va +
-				       ((size_t)slot << ERI_SQ_WQE_SHIFT));
+		if (eri_qp_is_ud(qp))
+			ret = eri_ud_wqe_build(qp, wr, sq->mem.buf->va +
+					       ((size_t)slot <<
+						ERI_SQ_WQE_SHIFT));
+		else
+			ret = eri_sq_wqe_build(qp, wr, sq->mem.buf->va +
+					       ((size_t)slot <<
+						ERI_SQ_WQE_SHIFT));
 		if (ret) {
 			*bad_wr = wr;
 			break;

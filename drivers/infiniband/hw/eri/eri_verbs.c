@@ -14,11 +14,12 @@
 #include "eri_verbs.h"
 
 /*
- * Bytes of each packet taken by headers: IPv6 (the larger IP header), UDP
- * and the ERI transport header.  The port's active MTU is the largest IB MTU
- * whose payload fits in the link MTU after them.
+ * Bytes of each packet taken by headers: IPv4 (ERI carries no IPv6 yet,
+ * which will need 20 more), UDP and the 80-byte ERI transport header of
+ * wire version 2.  The port's active MTU is the largest IB MTU whose payload
+ * fits in the link MTU after them; the device sizes UD messages the same way.
  */
-#define ERI_WIRE_OVERHEAD	(40 + 8 + 64)
+#define ERI_WIRE_OVERHEAD	(20 + 8 + 80)
 
 int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		     struct ib_udata *udata)

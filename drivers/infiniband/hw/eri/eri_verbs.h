@@ -113,7 +113,7 @@ struct eri_wq {
 };
 
 /**
- * struct eri_qp - an RC queue pair
+ * struct eri_qp - a queue pair: RC, UD or GSI
  * @ibqp: the IB QP
  * @sq: the send queue
  * @rq: the receive queue
@@ -149,6 +149,22 @@ struct eri_qp {
 	refcount_t refs;
 	struct completion released;
 };
+
+/**
+ * struct eri_ah - an address handle: the address vector of UD WQEs, built
+ * once and copied into each WQE; the device keeps no state of it
+ * @ibah: the IB AH
+ * @av: the address vector, without destination QPN and Q_Key
+ */
+struct eri_ah {
+	struct ib_ah ibah;
+	struct eri_sq_ud_av av;
+};
+
+static inline struct eri_ah *to_eri_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct eri_ah, ibah);
+}
 
 static inline struct eri_pd *to_eri_pd(struct ib_pd *ibpd)
 {
@@ -230,6 +246,14 @@ int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 void eri_qp_async_event(struct eri_dev *edev, u32 qpn,
 			enum ib_event_type type);
+
+/* eri_ud.c */
+int eri_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		  struct ib_udata *udata);
+int eri_destroy_ah(struct ib_ah *ibah, u32 flags);
+bool eri_qp_is_ud(const struct eri_qp *qp);
+int eri_ud_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
+		     void *wqe);
 
 /* eri_mr.c */
 struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access);

@@ -38,6 +38,8 @@
 #define ERI_SIM_MAX_CQE_LOG	ERI_RING_MAX_DEPTH_LOG
 #define ERI_SIM_MR_MAX_PAGES	BIT(20)
 #define ERI_SIM_MAX_FAST_REG_PAGES	1024
+/* Address handles are the driver's (UD WQEs carry the address): a bound. */
+#define ERI_SIM_MAX_AH		65536
 
 struct eri_sim_mr;
 

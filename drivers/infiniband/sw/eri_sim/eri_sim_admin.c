@@ -45,8 +45,9 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->max_mr_size = cpu_to_le64(1ULL << 40);
 	attr->page_size_cap = cpu_to_le64(SZ_4K | SZ_64K | SZ_2M | SZ_1G);
 	attr->hw_version = cpu_to_le32(1);
-	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_IMM |
-				 ERI_DEV_CAP_FAST_REG);
+	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_UD |
+				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG);
+	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
 	attr->max_fast_reg_pages = cpu_to_le32(ERI_SIM_MAX_FAST_REG_PAGES);
 	attr->cc_algos = cpu_to_le32(GENMASK(ERI_CC_NUM - 1, 0));
 	attr->cc_default = ERI_SIM_CC_DEFAULT;

@@ -96,7 +96,9 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	rcu_read_unlock();
 
 	spin_lock(&qp->lock);
-	if (qp->dead || iph->saddr != qp->daddr ||
+	if (qp->type != ERI_QPT_RC) {
+		eri_sim_ud_rx_locked(qp, iph, hdr, hdr + 1, len);
+	} else if (qp->dead || iph->saddr != qp->daddr ||
 	    be32_to_cpu(hdr->sqpn) != qp->dest_qpn) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 	} else {

@@ -86,15 +86,18 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	u32 cfg = le32_to_cpu(cmd->cfg);
 	u32 sq_log = FIELD_GET(ERI_AQ_CREATE_QP_SQ_DEPTH_LOG, cfg);
 	u32 rq_log = FIELD_GET(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG, cfg);
+	u32 type = FIELD_GET(ERI_AQ_CREATE_QP_TYPE, cfg);
 	u32 qpn = le32_to_cpu(cmd->qpn);
 	struct eri_sim_cq *scq, *rcq;
 	struct eri_sim_qp *qp;
 	u8 status;
 	int ret;
 
-	if (qpn < 2 || qpn >= ERI_SIM_MAX_QP ||
+	/* QPN 1 is the GSI QP's, and only its. */
+	if (type > ERI_QPT_GSI || qpn < 1 || qpn >= ERI_SIM_MAX_QP ||
+	    (type == ERI_QPT_GSI && qpn != 1) ||
+	    (type != ERI_QPT_GSI && qpn == 1) ||
 	    le32_to_cpu(cmd->pdn) >= ERI_SIM_MAX_PD ||
-	    FIELD_GET(ERI_AQ_CREATE_QP_TYPE, cfg) != ERI_QPT_RC ||
 	    sq_log > ERI_SIM_MAX_QP_WR_LOG || rq_log > ERI_SIM_MAX_QP_WR_LOG)
 		return ERI_AQ_STS_BAD_PARAM;
 	scq = eri_sim_cq_find(sdev, le32_to_cpu(cmd->send_cqn));
@@ -137,6 +140,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	spin_lock_init(&qp->lock);
 	qp->qpn = qpn;
 	qp->pdn = le32_to_cpu(cmd->pdn);
+	qp->type = type;
 	qp->state = ERI_QPS_RESET;
 	qp->sig_all = cfg & ERI_AQ_CREATE_QP_SQ_SIG_ALL;
 	qp->scq = scq;
@@ -278,6 +282,8 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 		qp->max_rd_atomic = attr->max_rd_atomic;
 	if (mask & ERI_QP_ATTR_MAX_DEST_RD_ATOMIC)
 		qp->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & ERI_QP_ATTR_QKEY)
+		qp->qkey = le32_to_cpu(attr->qkey);
 
 	if (!(mask & ERI_QP_ATTR_STATE) || attr->state == qp->state)
 		return ERI_AQ_STS_OK;
@@ -374,6 +380,7 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	attr.srtt_us = cpu_to_le32(div_u64(eri_sim_cc_srtt_ns(&qp->cc),
 					   NSEC_PER_USEC));
 	attr.cc_algo = qp->cc.algo;
+	attr.qkey = cpu_to_le32(qp->qkey);
 	memcpy(attr.sgid, qp->sgid, sizeof(attr.sgid));
 	memcpy(attr.dgid, qp->dgid, sizeof(attr.dgid));
 	spin_unlock_bh(&qp->lock);

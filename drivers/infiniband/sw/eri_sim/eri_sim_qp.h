@@ -127,6 +127,7 @@ struct eri_sim_qp {
 
 	u32 qpn;
 	u32 pdn;
+	u8 type;		/* enum eri_qp_type */
 	u8 state;		/* enum eri_qp_state */
 	bool sig_all;
 	struct eri_sim_cq *scq;
@@ -155,7 +156,9 @@ struct eri_sim_qp {
 	u32 flow_label;
 	u8 sgid[16];
 	u8 dgid[16];
+	/* RC: the peer's route.  UD: the last destination's (eri_sim_ud.c). */
 	struct dst_cache dst_cache;
+	u32 qkey;		/* UD and GSI */
 
 	/* Counters: @sq_kicks any context, the others under @lock. */
 	atomic64_t sq_kicks;
@@ -255,6 +258,13 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 			    const void *payload, u32 len, bool ce);
 void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn);
 void eri_sim_resp_ack_timeout_locked(struct eri_sim_qp *qp);
+
+/* eri_sim_ud.c */
+struct iphdr;
+void eri_sim_ud_run_locked(struct eri_sim_qp *qp);
+void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
+			  const struct eri_wire_hdr *hdr, const void *payload,
+			  u32 len);
 
 /* eri_sim_net.c */
 int eri_sim_net_attach(struct eri_sim_dev *sdev);

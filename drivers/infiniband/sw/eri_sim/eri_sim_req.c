@@ -627,6 +627,10 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&qp->lock);
+	if (qp->type != ERI_QPT_RC) {
+		eri_sim_ud_run_locked(qp);
+		return;
+	}
 	if ((qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD) ||
 	    qp->rnr_wait || qp->dead)
 		return;

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eri_sim unreliable datagrams: the send and receive paths of UD queue pairs
+ * and of the GSI QP (QPN 1), which carries ib_mad's MADs and so the
+ * connection manager's.  A UD message is one packet: it completes once it
+ * is handed to the network, is never acknowledged, and a receiver with no
+ * receive WQE or another Q_Key drops it.  The receive buffer gets the
+ * packet's network header as the 40-byte GRH, then the payload.
+ *
+ * Everything here runs with qp->lock held.  The route of the last
+ * destination stays in the QP's dst_cache, keyed by qp->saddr and
+ * qp->daddr, which a UD QP uses for nothing else.
+ */
+#include <linux/bitfield.h>
+#include <linux/inetdevice.h>
+#include <linux/ip.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "eri_sim_qp.h"
+
+/* Bytes of the GRH at the start of every UD receive buffer. */
+#define ERI_SIM_GRH_LEN		40
+/* Largest payload of one packet: the largest path MTU. */
+#define ERI_SIM_UD_MAX_PAYLOAD	4096
+
+/* A UD send WQE as the device copied and checked it. */
+struct eri_sim_ud_wqe {
+	__be32 saddr;
+	__be32 daddr;
+	u32 dest_qpn;
+	u32 qkey;
+	u8 hop_limit;
+	u8 tclass;
+};
+
+/*
+ * The largest UD message: the port's active MTU, the largest IB MTU whose
+ * payload fits in the netdev's MTU after the headers (as the driver
+ * computes it for the port).
+ */
+static u32 eri_sim_ud_max_len(struct eri_sim_dev *sdev)
+{
+	u32 link = READ_ONCE(sdev->netdev->mtu);
+	u32 mtu = ERI_SIM_UD_MAX_PAYLOAD;
+
+	while (mtu > 256 && mtu + ERI_WIRE_OVERHEAD > link)
+		mtu >>= 1;
+	return mtu;
+}
+
+/* Is @addr an address of the device's own netdev? */
+static bool eri_sim_ud_local_addr(struct eri_sim_qp *qp, __be32 addr)
+{
+	struct eri_sim_net *en = qp->sdev->net;
+	struct net_device *ndev;
+	bool ok;
+
+	if (!en)
+		return false;
+	rcu_read_lock();
+	ndev = __ip_dev_find(dev_net(qp->sdev->netdev), addr, false);
+	ok = ndev == qp->sdev->netdev;
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * Decode and check the UD WQE in @raw into @w (for its completion) and
+ * @ud.  A failure is left in @w->status.
+ */
+static void eri_sim_ud_decode(struct eri_sim_qp *qp, struct eri_sim_swqe *w,
+			      struct eri_sim_ud_wqe *ud, const u8 *raw)
+{
+	const struct eri_sq_wqe_hdr *h = (const void *)raw;
+	const struct eri_sq_ud_av *av = (const void *)(h + 1);
+	const struct eri_sge *sge = (const void *)(av + 1);
+	const struct in6_addr *dgid = (const void *)av->dgid;
+	const struct in6_addr *sgid = (const void *)av->sgid;
+	u32 hdr = le32_to_cpu(h->hdr);
+	u64 total = 0;
+	u32 i;
+
+	memset(w, 0, sizeof(*w));
+	w->opcode = FIELD_GET(ERI_SQ_WQE_HDR_OPCODE, hdr);
+	w->signaled = hdr & ERI_SQ_WQE_HDR_SIGNALED;
+	w->solicited = hdr & ERI_SQ_WQE_HDR_SOLICITED;
+	w->inline_data = hdr & ERI_SQ_WQE_HDR_INLINE;
+	w->num_sge = FIELD_GET(ERI_SQ_WQE_HDR_NUM_SGE, hdr);
+	w->imm = h->imm_data;
+	ud->dest_qpn = le32_to_cpu(av->dest_qpn);
+	ud->qkey = le32_to_cpu(av->qkey);
+	/* Bit 31 of the WQE's Q_Key asks for the QP's own. */
+	if (ud->qkey & BIT(31))
+		ud->qkey = qp->qkey;
+	ud->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	ud->tclass = av->traffic_class;
+
+	if ((w->opcode != ERI_SQ_OP_SEND && w->opcode != ERI_SQ_OP_SEND_IMM) ||
+	    ud->dest_qpn > ERI_PSN_MASK ||
+	    !ipv6_addr_v4mapped(dgid) || !ipv6_addr_v4mapped(sgid)) {
+		w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
+		return;
+	}
+	ud->daddr = dgid->s6_addr32[3];
+	ud->saddr = sgid->s6_addr32[3];
+	/* The source must be an address of ours: no spoofing from a WQE. */
+	if (!eri_sim_ud_local_addr(qp, ud->saddr)) {
+		w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
+		return;
+	}
+	if (w->inline_data) {
+		w->length = le32_to_cpu(h->length);
+		if (w->length > ERI_SQ_UD_MAX_INLINE) {
+			w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
+			return;
+		}
+		memcpy(w->data, sge, w->length);
+	} else {
+		if (w->num_sge > ERI_SQ_UD_MAX_SGE) {
+			w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
+			return;
+		}
+		for (i = 0; i < w->num_sge; i++) {
+			w->sge[i].addr = le64_to_cpu(sge[i].addr);
+			w->sge[i].length = le32_to_cpu(sge[i].length);
+			w->sge[i].lkey = le32_to_cpu(sge[i].lkey);
+			total += w->sge[i].length;
+		}
+		if (total > ERI_SIM_UD_MAX_PAYLOAD) {
+			w->status = ERI_CQE_STS_LOC_LEN_ERR;
+			return;
+		}
+		w->length = total;
+	}
+	if (w->length > eri_sim_ud_max_len(qp->sdev))
+		w->status = ERI_CQE_STS_LOC_LEN_ERR;
+}
+
+/*
+ * Copy the next WQE out of the send queue into @w and @ud.  Return: false
+ * when the queue is empty (sq_need_kick is then set) or broken (the QP is
+ * then in ERR).
+ */
+static bool eri_sim_ud_fetch_locked(struct eri_sim_qp *qp,
+				    struct eri_sim_swqe **w,
+				    struct eri_sim_ud_wqe *ud)
+{
+	u8 raw[ERI_SQ_WQE_SIZE];
+	u32 slot;
+	u16 pi;
+
+	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
+	if (pi == qp->sq_fetch) {
+		WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
+		/*
+		 * The flag before the index: pairs with the producer's full
+		 * barrier between writing sq_pi and reading the flag.
+		 */
+		smp_mb();
+		pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
+		if (pi == qp->sq_fetch)
+			return false;
+		WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
+	}
+	if (eri_ring_used(pi, qp->sq_comp) > (1U << qp->sq_depth_log)) {
+		/* The producer claims more WQEs than the ring holds. */
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+		return false;
+	}
+	/* The index before the WQE; pairs with the producer's write barrier. */
+	dma_rmb();
+	slot = eri_ring_slot(qp->sq_fetch, qp->sq_depth_log);
+	memcpy(raw, qp->sq + ((size_t)slot << ERI_SQ_WQE_SHIFT), sizeof(raw));
+	*w = &qp->swqe[slot];
+	eri_sim_ud_decode(qp, *w, ud, raw);
+	qp->sq_fetch++;
+	return true;
+}
+
+/* Send the datagram of @w.  Return: the completion status. */
+static u8 eri_sim_ud_send_locked(struct eri_sim_qp *qp,
+				 const struct eri_sim_swqe *w,
+				 const struct eri_sim_ud_wqe *ud)
+{
+	struct eri_wire_hdr *hdr;
+	struct sk_buff *skb;
+
+	skb = eri_sim_pkt_alloc(qp, w->length, &hdr);
+	if (!skb)
+		return ERI_CQE_STS_SUCCESS;	/* lost, as on the wire */
+	hdr->opcode = w->opcode == ERI_SQ_OP_SEND_IMM ? ERI_OP_UD_SEND_IMM :
+							ERI_OP_UD_SEND;
+	hdr->flags = ERI_WIRE_FIRST | ERI_WIRE_LAST |
+		     (w->solicited ? ERI_WIRE_SOLICITED : 0);
+	hdr->dqpn = cpu_to_be32(ud->dest_qpn);
+	hdr->sqpn = cpu_to_be32(qp->qpn);
+	hdr->msg_len = cpu_to_be32(w->length);
+	hdr->rkey = cpu_to_be32(ud->qkey);
+	if (w->opcode == ERI_SQ_OP_SEND_IMM)
+		hdr->imm = w->imm;
+	if (w->inline_data) {
+		memcpy(hdr + 1, w->data, w->length);
+	} else if (eri_sim_sgl_copy(qp, w->sge, w->num_sge, 0, hdr + 1,
+				    w->length, false)) {
+		kfree_skb(skb);
+		return ERI_CQE_STS_LOC_PROT_ERR;
+	}
+	if (ud->saddr != qp->saddr || ud->daddr != qp->daddr) {
+		qp->saddr = ud->saddr;
+		qp->daddr = ud->daddr;
+		dst_cache_reset(&qp->dst_cache);
+	}
+	qp->ttl = ud->hop_limit;
+	qp->tclass = ud->tclass;
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, w->length);
+	eri_sim_pkt_xmit(qp, skb);
+	return ERI_CQE_STS_SUCCESS;
+}
+
+/**
+ * eri_sim_ud_run_locked - send what the send queue of a UD QP holds
+ * @qp: a UD or GSI QP
+ *
+ * qp->lock held.  Sends at most ERI_SIM_TX_BUDGET datagrams and leaves the
+ * rest to the QP's work.  Each WQE completes as its datagram leaves; a
+ * malformed one fails and puts the QP in ERR.
+ */
+void eri_sim_ud_run_locked(struct eri_sim_qp *qp)
+{
+	u32 budget = ERI_SIM_TX_BUDGET;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->dead)
+		return;
+	if (qp->state == ERI_QPS_SQD) {
+		/* Nothing is ever outstanding: drained at once. */
+		if (!qp->drained_sent) {
+			qp->drained_sent = true;
+			eri_sim_aeq_post(qp->sdev, ERI_AEQE_SQ_DRAINED,
+					 qp->qpn, 0);
+		}
+		return;
+	}
+	if (qp->state != ERI_QPS_RTS)
+		return;
+	while (budget) {
+		struct eri_sim_ud_wqe ud;
+		struct eri_sim_swqe *w;
+		u8 status;
+
+		if (!eri_sim_ud_fetch_locked(qp, &w, &ud))
+			break;
+		status = w->status ? w->status :
+				     eri_sim_ud_send_locked(qp, w, &ud);
+		qp->sq_send = qp->sq_fetch;
+		eri_sim_req_complete_locked(qp, w, status);
+		if (status) {
+			/* The completion says why. */
+			eri_sim_qp_error_locked(qp, 0);
+			return;
+		}
+		if (qp->state != ERI_QPS_RTS)
+			return;
+		budget--;
+	}
+	if (!budget)
+		queue_work(qp->sdev->qp_wq, &qp->tx_work);
+}
+
+/*
+ * Take the next receive WQE into @r.  Return: 1 when there is one, 0 when
+ * the queue is empty, -EINVAL when the WQE or the index is malformed (the
+ * QP is then in ERR).
+ */
+static int eri_sim_ud_take_rwqe_locked(struct eri_sim_qp *qp,
+				       struct eri_sim_rwqe *r)
+{
+	u8 raw[ERI_RQ_WQE_SIZE];
+	const struct eri_rq_wqe_hdr *h = (const void *)raw;
+	const struct eri_sge *sge = (const void *)(h + 1);
+	u64 total = 0;
+	u16 pi;
+	u32 i;
+
+	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
+	if (pi == qp->rq_ci)
+		return 0;
+	if (eri_ring_used(pi, qp->rq_ci) > (1U << qp->rq_depth_log)) {
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+		return -EINVAL;
+	}
+	/* The index before the WQE; pairs with the producer's write barrier. */
+	dma_rmb();
+	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(qp->rq_ci,
+						    qp->rq_depth_log) <<
+			      ERI_RQ_WQE_SHIFT), sizeof(raw));
+	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
+	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
+		goto err_bad_wqe;
+	for (i = 0; i < r->num_sge; i++) {
+		r->sge[i].addr = le64_to_cpu(sge[i].addr);
+		r->sge[i].length = le32_to_cpu(sge[i].length);
+		r->sge[i].lkey = le32_to_cpu(sge[i].lkey);
+		total += r->sge[i].length;
+	}
+	if (total > ERI_SIM_MAX_MSG_LEN)
+		goto err_bad_wqe;
+	r->length = total;
+	return 1;
+
+err_bad_wqe:
+	eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
+					ERI_CQE_STS_LOC_QP_OP_ERR, 0, 0, 0, 0);
+	eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+	return -EINVAL;
+}
+
+/* Complete the receive WQE in use with the datagram's source. */
+static void eri_sim_ud_complete_locked(struct eri_sim_qp *qp, u8 status,
+				       u32 len, u32 flags, __be32 imm,
+				       u32 src_qpn)
+{
+	struct eri_cqe cqe = {
+		.hdr = cpu_to_le32(flags |
+				   FIELD_PREP(ERI_CQE_HDR_OPCODE,
+					      ERI_CQE_OP_RECV) |
+				   FIELD_PREP(ERI_CQE_HDR_STATUS, status)),
+		.qpn = cpu_to_le32(qp->qpn),
+		.wqe_idx = cpu_to_le32(qp->rq_ci),
+		.byte_len = cpu_to_le32(len),
+		.imm_data = imm,
+		.src_qpn = cpu_to_le32(src_qpn),
+	};
+
+	qp->rq_ci++;
+	/*
+	 * A datagram takes its WQE and completes it under one hold of
+	 * qp->lock: none is ever taken ahead of rq_ci.
+	 */
+	qp->rq_take = qp->rq_ci;
+	if (eri_sim_cq_post(qp->rcq, &cqe) && qp->state != ERI_QPS_ERR)
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+}
+
+/**
+ * eri_sim_ud_rx_locked - a packet for a UD or GSI QP
+ * @qp: the QP the packet names
+ * @iph: its IPv4 header
+ * @hdr: its ERI header
+ * @payload: its payload
+ * @len: payload bytes
+ *
+ * qp->lock held.  Datagrams the QP cannot take (state, opcode, Q_Key, no
+ * receive WQE) are dropped and counted; a receive WQE too small for the
+ * GRH and the payload completes with LOC_LEN_ERR.
+ */
+void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
+			  const struct eri_wire_hdr *hdr, const void *payload,
+			  u32 len)
+{
+	struct eri_sim_dev *sdev = qp->sdev;
+	u8 grh[ERI_SIM_GRH_LEN] = {};
+	struct iphdr *ip4 = (struct iphdr *)(grh + 20);
+	struct eri_sim_rwqe r;
+	u32 flags;
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->dead ||
+	    (qp->state != ERI_QPS_RTR && qp->state != ERI_QPS_RTS &&
+	     qp->state != ERI_QPS_SQD) ||
+	    (hdr->opcode != ERI_OP_UD_SEND &&
+	     hdr->opcode != ERI_OP_UD_SEND_IMM) ||
+	    len > ERI_SIM_UD_MAX_PAYLOAD || be32_to_cpu(hdr->msg_len) != len ||
+	    be32_to_cpu(hdr->rkey) != qp->qkey)
+		goto drop;
+	ret = eri_sim_ud_take_rwqe_locked(qp, &r);
+	if (ret <= 0)
+		goto drop;
+	eri_sim_stat_add(sdev, ERI_STAT_RX_PKTS, 1);
+	eri_sim_stat_add(sdev, ERI_STAT_RX_BYTES, len);
+	qp->rx_pkts++;
+	if (r.length < ERI_SIM_GRH_LEN + len) {
+		eri_sim_ud_complete_locked(qp, ERI_CQE_STS_LOC_LEN_ERR, 0, 0,
+					   0, 0);
+		return;
+	}
+	/* RoCEv2 style: the IPv4 header in the last 20 bytes of the GRH. */
+	memcpy(ip4, iph, sizeof(*ip4));
+	ip4->ihl = 5;
+	ip4->check = 0;
+	ip4->check = ip_fast_csum(ip4, ip4->ihl);
+	if (eri_sim_sgl_copy(qp, r.sge, r.num_sge, 0, grh, sizeof(grh),
+			     true) ||
+	    eri_sim_sgl_copy(qp, r.sge, r.num_sge, sizeof(grh), (void *)payload,
+			     len, true)) {
+		eri_sim_ud_complete_locked(qp, ERI_CQE_STS_LOC_PROT_ERR, 0, 0,
+					   0, 0);
+		/* The completion says why. */
+		eri_sim_qp_error_locked(qp, 0);
+		return;
+	}
+	flags = ERI_CQE_HDR_GRH | ERI_CQE_HDR_IPV4;
+	if (hdr->flags & ERI_WIRE_SOLICITED)
+		flags |= ERI_CQE_HDR_SOLICITED;
+	if (hdr->opcode == ERI_OP_UD_SEND_IMM)
+		flags |= ERI_CQE_HDR_IMM;
+	eri_sim_ud_complete_locked(qp, ERI_CQE_STS_SUCCESS,
+				   ERI_SIM_GRH_LEN + len, flags,
+				   flags & ERI_CQE_HDR_IMM ? hdr->imm : 0,
+				   be32_to_cpu(hdr->sqpn) & ERI_PSN_MASK);
+	return;
+
+drop:
+	eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, 1);
+}

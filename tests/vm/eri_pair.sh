@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Two ERI devices on the two ends of a veth pair, each in its own network
+# namespace, for guest-side test scripts: sourced (after lib.sh), not run.
+#
+#   pair_up PREFIX     eri0 in ${PREFIX}0 (veA, $A), eri1 in ${PREFIX}1
+#                      (veB, $B); sets G0/G1, the RoCEv2 GID indexes of the
+#                      two addresses, and fails the test if anything is
+#                      missing
+#   pair_down          removes devices, namespaces and modules
+#   in0/in1 CMD...     runs CMD in the namespace of eri0/eri1
+#   server_client NAME SERVER... -- CLIENT...
+#                      server in ns1, client in ns0 (after a pause, with
+#                      retries while the server waits), both under timeout
+#                      $T; both must exit 0
+A=198.18.0.1
+B=198.18.0.2
+D0=eri0
+D1=eri1
+T=${T:-120}
+
+in0() { ip netns exec "$NS0" "$@"; }
+in1() { ip netns exec "$NS1" "$@"; }
+
+gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
+# The index of the RoCEv2 GID of DEV for IPv4 address IP.
+gid_index() {
+	local f i want
+	want=$(gid_of "$2")
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
+		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+
+pair_up() {
+	NS0=${1}0
+	NS1=${1}1
+	check "modprobe eri_sim" modprobe eri_sim
+	ip netns add "$NS0"
+	ip netns add "$NS1"
+	ip link add veA netns "$NS0" type veth peer name veB netns "$NS1"
+	in0 ip link set lo up
+	in1 ip link set lo up
+	in0 ip addr add "$A/24" dev veA
+	in1 ip addr add "$B/24" dev veB
+	in0 ip link set veA up
+	in1 ip link set veB up
+	check "ping $B from $A" in0 ping -c 2 -W 5 "$B"
+	check "rdma link add $D0" in0 rdma link add "$D0" type eri netdev veA
+	check "rdma link add $D1" in1 rdma link add "$D1" type eri netdev veB
+	check "$D0 gets the RoCEv2 GID of $A" wait_for 10 gid_index "$D0" "$A"
+	check "$D1 gets the RoCEv2 GID of $B" wait_for 10 gid_index "$D1" "$B"
+	G0=$(gid_index "$D0" "$A") || G0=
+	G1=$(gid_index "$D1" "$B") || G1=
+	if [ "$T_FAIL" -gt 0 ]; then
+		# No devices: nothing can work.  A failure, not a skip.
+		finish
+		exit 1
+	fi
+}
+
+pair_down() {
+	check "delete $D0" in0 rdma link delete "$D0"
+	check "delete $D1" in1 rdma link delete "$D1"
+	ip netns del "$NS0" 2>/dev/null
+	ip netns del "$NS1" 2>/dev/null
+	check "rmmod eri_sim" rmmod eri_sim
+	check "rmmod eri" rmmod eri
+}
+
+server_client() {
+	local name=$1 srv=() spid crc src try
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	# $! is timeout's own pid (ip netns exec execs it): killing it ends
+	# the server too.
+	ip netns exec "$NS1" timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	spid=$!
+	sleep 2
+	for try in 1 2 3; do
+		in0 timeout "$T" "$@" > /tmp/cli.out 2>&1
+		crc=$?
+		# Retry only while the server still waits for a client.
+		[ "$crc" = 0 ] || ! kill -0 "$spid" 2>/dev/null && break
+		sleep 2
+	done
+	# A failed client leaves the server waiting: do not wait for its timeout.
+	if [ "$crc" != 0 ]; then
+		sleep 1
+		kill "$spid" 2>/dev/null
+	fi
+	wait "$spid"
+	src=$?
+	if [ "$crc" = 0 ] && [ "$src" = 0 ]; then
+		ok "$name"
+		tail -n 4 /tmp/cli.out | sed 's/^/#   /'
+	else
+		not_ok "$name (client exit $crc, server exit $src)"
+		sed 's/^/#   server: /' /tmp/srv.out | tail -n 20
+		sed 's/^/#   client: /' /tmp/cli.out | tail -n 20
+	fi
+}
