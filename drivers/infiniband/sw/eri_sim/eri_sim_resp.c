@@ -404,6 +404,51 @@ static void eri_sim_resp_complete_locked(struct eri_sim_qp *qp)
 }
 
 /*
+ * The PSNs past the next expected one that a READ request at @psn takes,
+ * 0 when none (it lies before it) or its header is bad (answering it then
+ * fails the QP).
+ */
+static u32 eri_sim_resp_read_beyond(const struct eri_sim_qp *qp,
+				    const struct eri_wire_hdr *hdr, u32 psn)
+{
+	u32 mtu_log = be32_to_cpu(hdr->aux), len = be32_to_cpu(hdr->msg_len);
+	u32 npkts;
+	s32 end;
+
+	if (mtu_log < 8 || mtu_log > 12)
+		return 0;
+	npkts = len ? DIV_ROUND_UP(len, 1U << mtu_log) : 1;
+	if (npkts > ERI_SIM_MAX_READ_RESP_PKTS)
+		return 0;
+	end = eri_psn_diff(eri_psn_add(psn, npkts), qp->rmap.base);
+	return end > 0 ? end : 0;
+}
+
+/*
+ * Answer a READ request that starts at or before the next expected PSN
+ * (kept for its turn, or asked again) and move that PSN past it.  Asked
+ * again, a READ may run on past the next expected PSN: the requester asks
+ * for every PSN of the READ not yet delivered in one request, across the
+ * requests it first sent, and some of those may have been lost.  Every
+ * PSN answered must end up before the next expected one, or the requester
+ * (which has its responses) would never send it again and the responder
+ * would wait for it forever.  Return: false when refused (QP in ERR).
+ */
+static bool eri_sim_resp_read_at_locked(struct eri_sim_qp *qp,
+					const struct eri_wire_hdr *hdr,
+					u32 psn)
+{
+	u32 beyond = eri_sim_resp_read_beyond(qp, hdr, psn);
+
+	lockdep_assert_held(&qp->lock);
+	if (!eri_sim_resp_read_locked(qp, hdr, psn))
+		return false;
+	if (beyond)
+		eri_sim_psn_map_advance(&qp->rmap, beyond);
+	return true;
+}
+
+/*
  * Move the next expected PSN over what arrived, completing messages and
  * executing kept READ requests as their turn comes.
  */
@@ -420,23 +465,26 @@ static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 		eri_sim_resp_complete_locked(qp);
 		if (qp->state == ERI_QPS_ERR)
 			return;
-		for (i = 0; i < ERI_SIM_PEND_READS; i++) {
+		for (i = 0; i < ERI_SIM_PEND_READS && !read; i++) {
 			struct eri_sim_pend_read *p = &qp->pend_read[i];
 
-			if (!p->used)
+			if (!p->used ||
+			    eri_psn_diff(p->psn, qp->rmap.base) > 0)
 				continue;
-			if (p->psn == qp->rmap.base)
+			/* Its turn, or overtaken: what it asks for past
+			 * the next expected PSN is still to be answered.
+			 */
+			if (p->psn == qp->rmap.base ||
+			    eri_sim_resp_read_beyond(qp, &p->hdr, p->psn))
 				read = p;
-			else if (eri_psn_diff(p->psn, qp->rmap.base) < 0)
-				p->used = false;	/* overtaken */
+			else
+				p->used = false;
 		}
 		if (!read)
 			return;
 		read->used = false;
-		n = eri_sim_resp_read_locked(qp, &read->hdr, read->psn);
-		if (!n)
+		if (!eri_sim_resp_read_at_locked(qp, &read->hdr, read->psn))
 			return;
-		eri_sim_psn_map_advance(&qp->rmap, n);
 	}
 }
 
@@ -478,7 +526,8 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 		/* Already executed: READs again, the rest acknowledged. */
 		if (hdr->opcode == ERI_OP_READ_REQ) {
 			eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
-			eri_sim_resp_read_locked(qp, hdr, psn);
+			if (eri_sim_resp_read_at_locked(qp, hdr, psn))
+				eri_sim_resp_drain_locked(qp);
 		} else {
 			eri_sim_resp_dup_locked(qp, psn);
 		}
@@ -519,11 +568,8 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 		break;
 	case ERI_OP_READ_REQ:
 		if (in_order) {
-			ret = eri_sim_resp_read_locked(qp, hdr, psn);
-			if (!ret)
-				return;
-			eri_sim_psn_map_advance(&qp->rmap, ret);
-			eri_sim_resp_drain_locked(qp);
+			if (eri_sim_resp_read_at_locked(qp, hdr, psn))
+				eri_sim_resp_drain_locked(qp);
 		} else {
 			eri_sim_resp_keep_read_locked(qp, hdr, psn);
 			eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
