@@ -807,6 +807,15 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	eri_sim_req_settle_locked(qp, now);
 	if (qp->state == ERI_QPS_ERR)
 		return;
+	/*
+	 * PSNs past a hole arrive: the path works, and the hole is being
+	 * repaired by fast retransmission.  The timeout is for when nothing
+	 * arrives any more; left running from the last move of @una it
+	 * would fire while a resent hole is still on its way and send the
+	 * whole window again.
+	 */
+	if (acked && eri_sim_sb_span(&qp->sb))
+		eri_sim_req_arm_rto_locked(qp, now);
 	if (hdr->opcode == ERI_OP_ACK && hdr->syndrome != ERI_SYN_ACK) {
 		eri_sim_req_nak_locked(qp, hdr->syndrome, psn,
 				       be32_to_cpu(hdr->aux));
