@@ -8,6 +8,8 @@
 # ib_read_lat from one namespace to the other, and the device counters.
 set -euo pipefail
 
+. "$(dirname "$0")/lib.sh"	# gid_index
+
 fail() { echo "demo: FAIL: $*" >&2; exit 1; }
 [ "${ERI_IN_VM:-}" = 1 ] || fail "run me in the VM: scripts/vm-run tests/vm/demo-guest.sh"
 
@@ -19,18 +21,6 @@ cleanup() {
 	ip netns del "$ns1" 2>/dev/null || true
 }
 trap cleanup EXIT
-
-# The RoCEv2 GID index of an IPv4 address on a device.
-gid_index() {
-	local dev=$1 want i
-	want=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
-	for i in $(seq 0 15); do
-		[ "$(cat "/sys/class/infiniband/$dev/ports/1/gids/$i" 2>/dev/null)" = "$want" ] &&
-			[ "$(cat "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] &&
-			{ echo "$i"; return 0; }
-	done
-	return 1
-}
 
 echo "demo: kernel $(uname -r), rdma-core ${ERI_RDMA_CORE:-(system)}"
 ip netns add "$ns0"

@@ -12,30 +12,22 @@
 #                      server in ns1, client in ns0 (after a pause, with
 #                      retries while the server waits), both under timeout
 #                      $T; both must exit 0
+#   server_client_port NAME PORT SERVER... -- CLIENT...
+#                      the same for a server on TCP port PORT: the client
+#                      starts once it listens
+#   listening PORT     a TCP server listens on PORT in ns1
+# The GID helpers (gid_of, has_gid, gid_index) are lib.sh's.
 A=198.18.0.1
 B=198.18.0.2
 D0=eri0
 D1=eri1
 T=${T:-120}
 
-in0() { ip netns exec "$NS0" "$@"; }
-in1() { ip netns exec "$NS1" "$@"; }
-
-gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
-# The index of the RoCEv2 GID of DEV for IPv4 address IP.
-gid_index() {
-	local f i want
-	want=$(gid_of "$2")
-	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		i=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
-		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
-			echo "$i"
-			return 0
-		fi
-	done
-	return 1
-}
+# (An empty NS0/NS1 is the initial namespace: tests/vm/rc.sh's rxe mode.)
+in0() { if [ -n "${NS0:-}" ]; then ip netns exec "$NS0" "$@"; else "$@"; fi; }
+in1() { if [ -n "${NS1:-}" ]; then ip netns exec "$NS1" "$@"; else "$@"; fi; }
+# listening PORT: a TCP server listens on PORT in the namespace of eri1.
+listening() { in1 ss -Hltn "sport = :$1" | grep -q .; }
 
 pair_up() {
 	NS0=${1}0
@@ -74,20 +66,38 @@ pair_down() {
 }
 
 server_client() {
-	local name=$1 srv=() spid crc src try
+	local name=$1
 	shift
+	server_client_port "$name" - "$@"
+}
+
+# server_client_port NAME PORT SERVER... -- CLIENT...: server_client for a
+# server that listens on TCP port PORT (perftest, ibv_*_pingpong): the
+# client starts once it listens, and is not retried.  PORT "-": as
+# server_client.
+server_client_port() {
+	local name=$1 port=$2 srv=() spid crc src try
+	shift 2
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
 	# $! is timeout's own pid (ip netns exec execs it): killing it ends
 	# the server too.
-	ip netns exec "$NS1" timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	if [ -n "${NS1:-}" ]; then
+		ip netns exec "$NS1" timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	else
+		timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
+	fi
 	spid=$!
-	sleep 2
+	if [ "$port" != - ]; then
+		wait_for 30 listening "$port"
+	else
+		sleep 2
+	fi
 	for try in 1 2 3; do
 		in0 timeout "$T" "$@" > /tmp/cli.out 2>&1
 		crc=$?
 		# Retry only while the server still waits for a client.
-		[ "$crc" = 0 ] || ! kill -0 "$spid" 2>/dev/null && break
+		[ "$crc" = 0 ] || ! kill -0 "$spid" 2>/dev/null || [ "$port" != - ] && break
 		sleep 2
 	done
 	# A failed client leaves the server waiting: do not wait for its timeout.

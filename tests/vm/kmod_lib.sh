@@ -13,9 +13,6 @@
 # unloading eri_sim and eri.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
-has_gid() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null | grep -qx "$2"; }
-
 run_kmod_test() {
 	local mod=$1 ns0=${2}0 ns1=${2}1 min_ok=$3
 	local a=198.18.0.1 b=198.18.0.2 s0 rc secs nok

@@ -34,6 +34,25 @@ wait_for() {
 	done
 }
 
+# gid_of IPV4: the IPv4-mapped GID of an address, as sysfs prints it.
+gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
+# has_gid DEV GID: DEV's port 1 lists GID.
+has_gid() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null | grep -qx "$2"; }
+# gid_index DEV IPV4: prints the index of DEV's RoCEv2 GID for IPV4.
+gid_index() {
+	local f i want
+	want=$(gid_of "$2")
+	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${f##*/}
+		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
+		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
+			echo "$i"
+			return 0
+		fi
+	done
+	return 1
+}
+
 finish() {
 	echo "# $T_PASS passed, $T_FAIL failed"
 	[ "$T_FAIL" -eq 0 ]

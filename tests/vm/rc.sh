@@ -29,14 +29,13 @@
 # to fail print "# TODO rxe" instead of counting (see eri_rc_test.c).
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/eri_pair.sh"	# in0/in1, server_client_port (not pair_up)
 
 type=${1:-${ERI_RC_TYPE:-eri}}
 quick=${2:-}
 prefix=${ERI_RDMA_CORE:?run through vm-run --rdma-core}
 src=$(dirname "$0")/../verbs/eri_rc_test.c
 bin=$(mktemp -d)/eri_rc_test
-A=198.18.0.1
-B=198.18.0.2
 T=120		# seconds for one tool run
 quirks=()
 
@@ -64,26 +63,6 @@ quick)
 esac
 echo "# device type $type: $D0 on veA ($A), $D1 on veB ($B)"
 
-# Run a command where the device's netdev lives.
-in0() { if [ -n "$NS0" ]; then ip netns exec "$NS0" "$@"; else "$@"; fi; }
-in1() { if [ -n "$NS1" ]; then ip netns exec "$NS1" "$@"; else "$@"; fi; }
-
-gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
-has_gid() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null | grep -qx "$2"; }
-# The index of the RoCEv2 GID of DEV for IPv4 address IP.
-gid_index() {
-	local f i want
-	want=$(gid_of "$2")
-	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		i=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
-		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
-			echo "$i"
-			return 0
-		fi
-	done
-	return 1
-}
 tx_bytes() { in0 cat /sys/class/net/veA/statistics/tx_bytes; }
 rx_bytes() { in0 cat /sys/class/net/veA/statistics/rx_bytes; }
 
@@ -162,81 +141,33 @@ check "its traffic crossed the veth (> $((min_bytes >> 10)) KiB, > $((min_each >
 	test $((tx + rx)) -gt "$min_bytes" -a "$tx" -gt "$min_each" -a "$rx" -gt "$min_each"
 
 # ------------------------------------------------------------------ tools
-listening() { in1 ss -Hltn "sport = :$1" | grep -q .; }
-
-# server_client NAME PORT SERVER... -- CLIENT...: the server runs in the
-# namespace of D1, the client in that of D0, both under timeout; PORT is
-# the server's TCP port to wait for, or "-" (rdma_cm: a short pause and
-# client retries).  Both must exit 0.
-server_client() {
-	local name=$1 port=$2 srv=() spid crc src try
-	shift 2
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	# $! is timeout's own pid (ip netns exec execs it): killing it ends
-	# the server too.
-	if [ -n "$NS1" ]; then
-		ip netns exec "$NS1" timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
-	else
-		timeout "$T" "${srv[@]}" > /tmp/srv.out 2>&1 &
-	fi
-	spid=$!
-	if [ "$port" != - ]; then
-		wait_for 30 listening "$port"
-	else
-		sleep 2
-	fi
-	for try in 1 2 3; do
-		in0 timeout "$T" "$@" > /tmp/cli.out 2>&1
-		crc=$?
-		# Retry only while the server still waits for a client.
-		[ "$crc" = 0 ] || ! kill -0 "$spid" 2>/dev/null || [ "$port" != - ] && break
-		sleep 2
-	done
-	# A failed client leaves the server waiting: do not wait for its timeout.
-	if [ "$crc" != 0 ]; then
-		sleep 1
-		kill "$spid" 2>/dev/null
-	fi
-	wait "$spid"
-	src=$?
-	if [ "$crc" = 0 ] && [ "$src" = 0 ]; then
-		ok "$name"
-		tail -n 4 /tmp/cli.out | sed 's/^/#   /'
-	else
-		not_ok "$name (client exit $crc, server exit $src)"
-		sed 's/^/#   server: /' /tmp/srv.out | tail -n 20
-		sed 's/^/#   client: /' /tmp/cli.out | tail -n 20
-	fi
-}
-
 port=18515
 for size in 4096 65536; do
 	port=$((port + 1))
-	server_client "ibv_rc_pingpong $size bytes, 5 iterations, checked" "$port" \
+	server_client_port "ibv_rc_pingpong $size bytes, 5 iterations, checked" "$port" \
 		ibv_rc_pingpong -d "$D1" -g "$G1" -s "$size" -n 5 -c -p "$port" -- \
 		ibv_rc_pingpong -d "$D0" -g "$G0" -s "$size" -n 5 -c -p "$port" "$B"
 done
 # With -e the pingpong sleeps on the completion channel: CQ events.
 port=$((port + 1))
-server_client "ibv_rc_pingpong -e 8192 bytes, 5 iterations, checked" "$port" \
+server_client_port "ibv_rc_pingpong -e 8192 bytes, 5 iterations, checked" "$port" \
 	ibv_rc_pingpong -d "$D1" -g "$G1" -s 8192 -n 5 -c -e -p "$port" -- \
 	ibv_rc_pingpong -d "$D0" -g "$G0" -s 8192 -n 5 -c -e -p "$port" "$B"
 
 for tool in ib_send_bw ib_write_bw ib_read_bw ib_send_lat ib_write_lat ib_read_lat; do
 	port=$((port + 1))
-	server_client "$tool -n 200" "$port" \
+	server_client_port "$tool -n 200" "$port" \
 		"$tool" -d "$D1" -x "$G1" -n 200 -F -p "$port" -- \
 		"$tool" -d "$D0" -x "$G0" -n 200 -F -p "$port" "$B"
 done
 
 # rdma_cm: the CM's MADs over QP1 (tests/vm/rdma_cm.sh has more).
 check "modprobe rdma_ucm" modprobe rdma_ucm
-server_client "ib_write_bw -R (rdma_cm) -n 200" - \
+server_client_port "ib_write_bw -R (rdma_cm) -n 200" - \
 	ib_write_bw -R -d "$D1" -n 200 -F -- \
 	ib_write_bw -R -d "$D0" -n 200 -F "$B"
 
-server_client "rping -C 10 -V (rdma_cm, verified)" - \
+server_client_port "rping -C 10 -V (rdma_cm, verified)" - \
 	rping -s -a "$B" -C 10 -V -- \
 	rping -c -a "$B" -C 10 -V
 
