@@ -14,6 +14,12 @@
 #   ERI_VM_TIMEOUT      per-test VM timeout in seconds (default 600)
 #   ERI_VM_TESTS        space-separated test scripts (default: the executable
 #                       tests/vm/*.sh; non-executable ones like lib.sh are helpers)
+#
+# A test script may narrow what make check does with it by header lines:
+#   "# check-flavours: 6.12"  run it on these of ERI_VM_FLAVOURS only (for a
+#                             long test of the device's own transport, which
+#                             does not differ between kernels)
+#   "# check-timeout: 900"    its VM timeout, when it needs more than the default
 #   ERI_DEBUG_TESTS     scripts run on the debug kernel, SCRIPT[:ARG...] each
 #                       (default: the tests/vm scripts named in DEBUG_VM_TESTS
 #                       below and the executable tests/vm-debug/*.sh except
@@ -168,16 +174,25 @@ else
 	# Executable scripts only: helpers such as tests/vm/lib.sh are sourced.
 	mapfile -t tests < <(find tests/vm -maxdepth 1 -name '*.sh' -type f -perm -u+x 2>/dev/null | sort)
 fi
+# test_meta KEY SCRIPT: the value of SCRIPT's "# check-KEY: VALUE" line.
+test_meta() {
+	sed -n "s/^# check-$1: *//p" "$2" | head -n 1
+}
 for fl in $VM_FLAVOURS; do
 	ver=${ver_of[$fl]:-}
 	[ -n "$ver" ] || ver=$(scripts/kernel.sh version "$fl" 2>/dev/null) || ver=
 	for t in "${tests[@]}"; do
 		name=vm-$(basename "$t" .sh)-$fl
+		only=$(test_meta flavours "$t")
+		if [ -n "$only" ] && [[ " $only " != *" $fl "* ]]; then
+			continue
+		fi
 		if [ "$setup_ok" = 0 ] || [ -z "$ver" ]; then
 			skip "$name" "setup failed"
 			continue
 		fi
-		args=(--kernel "$fl" --timeout "$VM_TIMEOUT" --out "$logs/$name")
+		tmo=$(test_meta timeout "$t")
+		args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
 		[ -d "build/$ver" ] && args+=(--modules "build/$ver")
 		[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
 		run_step "$name" - scripts/vm-run "${args[@]}" "$t" || true
