@@ -7,58 +7,40 @@
 #
 #   1. Integrity: tests/verbs/eri_rc_test's data check (every opcode:
 #      SEND, SEND_IMM, WRITE, WRITE_IMM, READ; 0 B to 1 MiB, random payload,
-#      byte-exact with guards) and its several-QP check, lossless and under
-#      1% and 10% loss, reordering, duplication and corruption.  The
-#      device's counters must move as the fault says (retransmissions and
-#      fast retransmits under loss, out-of-order arrivals under reordering,
-#      duplicates under duplication) and stay near zero without faults.
+#      byte-exact with guards), lossless and under 1% and 10% loss,
+#      reordering, duplication and corruption, and its several-QP check
+#      lossless and with every fault at once.  The device's counters must
+#      move as the fault says (retransmissions and fast retransmits under
+#      loss, out-of-order arrivals under reordering, duplicates under
+#      duplication) and stay near zero without faults.
 #   2. Link cut (netem loss 100%): a WRITE, a SEND and a READ end in
 #      RETRY_EXC_ERR (eri_rc_test -T x): the status, not the time.
 #   3. ib_write_bw under 1% loss keeps at least half its lossless
 #      throughput, both measured in this run (a ratio, never a figure).
-#   4. Two ib_write_bw flows through one netem rate limit share it: the
-#      smaller moves at least half as many packets as the larger over the
-#      second half of the run (per-QP tx_pkts from rdma resource show).
+#   4. Two ib_write_bw flows through one netem rate limit share it: per-QP
+#      tx_pkts (rdma resource show) sampled every second; over the second
+#      half of the time both ran, the smaller moved at least half as many
+#      packets as the larger.
 #
 #   tests/vm/loss.sh [ALGO]   congestion control of both devices (swift,
 #                             dcqcn, fixed; default: the devices' default)
 #
 # Failing to load eri_sim or to create a device is a failure, never a skip.
 #
-# Not in make check yet (not executable; issue 6): a 1 MiB READ under 1% and
-# 10% loss and corruption still ends in RETRY_EXC_ERR, and the fairness
-# sample (4.) comes back empty.  Run it by hand:
-#   scripts/vm-run --kernel 6.12 --modules DIR --rdma-core PREFIX tests/vm/loss.sh
+# make check runs it on one kernel (the transport is the device's, the same
+# on every kernel), with a longer timeout (about 10 minutes under TCG).
+# check-flavours: 6.12
+# check-timeout: 1200
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/eri_pair.sh"
 
 prefix=${ERI_RDMA_CORE:?run through vm-run --rdma-core}
 src=$(dirname "$0")/../verbs/eri_rc_test.c
 bin=$(mktemp -d)/eri_rc_test
-A=198.18.0.1
-B=198.18.0.2
-D0=eri0 D1=eri1 NS0=eri_loss0 NS1=eri_loss1
 algo=${1:-}
 BW_SECS=4	# seconds of each ib_write_bw run
-FAIR_SECS=10	# seconds of the two competing flows
-
-in0() { ip netns exec "$NS0" "$@"; }
-in1() { ip netns exec "$NS1" "$@"; }
-gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
-has_gid() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null | grep -qx "$2"; }
-gid_index() {
-	local f i want
-	want=$(gid_of "$2")
-	for f in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		i=${f##*/}
-		[ "$(cat "$f" 2>/dev/null)" = "$want" ] || continue
-		if [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"$i" 2>/dev/null)" = "RoCE v2" ]; then
-			echo "$i"
-			return 0
-		fi
-	done
-	return 1
-}
+FAIR_SECS=16	# seconds of the two competing flows
 
 # netem ARGS...: the same fault on both ends (data one way, ACKs the other);
 # no arguments: no fault.
@@ -100,57 +82,40 @@ check "build eri_rc_test" gcc -O2 -Wall -Wextra -Werror -o "$bin" "$src" \
 	-I"$prefix/include" -L"$prefix/lib" -libverbs
 
 # ------------------------------------------------------------------ link
-check "modprobe eri_sim" modprobe eri_sim
-ip netns add "$NS0"
-ip netns add "$NS1"
-ip link add veA netns "$NS0" type veth peer name veB netns "$NS1"
-in0 ip link set lo up
-in1 ip link set lo up
-in0 ip addr add "$A/24" dev veA
-in1 ip addr add "$B/24" dev veB
-in0 ip link set veA up
-in1 ip link set veB up
-check "ping $B from $A" in0 ping -c 2 -W 5 -I "$A" "$B"
-check "rdma link add $D0" in0 rdma link add "$D0" type eri netdev veA
-check "rdma link add $D1" in1 rdma link add "$D1" type eri netdev veB
-check "$D0 gets the GID of $A" wait_for 10 has_gid "$D0" "$(gid_of $A)"
-check "$D1 gets the GID of $B" wait_for 10 has_gid "$D1" "$(gid_of $B)"
-G0=$(gid_index "$D0" "$A") || G0=
-G1=$(gid_index "$D1" "$B") || G1=
-check "RoCEv2 GID indexes: $D0 ${G0:-none}, $D1 ${G1:-none}" test -n "$G0" -a -n "$G1"
+pair_up eri_loss
 if [ -n "$algo" ]; then
 	check "congestion control $algo on $D0" sh -c "echo $algo > /sys/class/infiniband/$D0/cc_algo"
 	check "congestion control $algo on $D1" sh -c "echo $algo > /sys/class/infiniband/$D1/cc_algo"
 fi
 echo "# cc_algo: $(cat /sys/class/infiniband/$D0/cc_algo)"
-if [ "$T_FAIL" -gt 0 ]; then
-	finish
-	exit 1
-fi
 
 # ------------------------------------------------------------------ integrity
-# integrity NAME NETEM-ARGS...: eri_rc_test's data and several-QP checks.
+# integrity NAME NETEM-ARGS...: eri_rc_test's data checks (with its
+# several-QP check too when $SEVERAL is set).
 integrity() {
 	local name=$1 rc s0=$SECONDS
 	shift
 	check "netem $name" netem "$@"
 	snap
-	timeout 900 "$bin" -T ag -i 1 -M 1100000 -t 60 "$D0" "$D1" > /tmp/loss.out 2>&1
+	timeout 900 "$bin" -T "a${SEVERAL:+g}" -i 1 -M 1100000 -t 60 "$D0" "$D1" > /tmp/loss.out 2>&1
 	rc=$?
 	grep -E '^not ok|^# [0-9]+ passed' /tmp/loss.out | sed 's/^/#   /'
-	check "$name: every opcode byte-exact, several QPs (exit $rc, $((SECONDS - s0)) s)" \
+	check "$name: every opcode byte-exact${SEVERAL:+, several QPs} (exit $rc, $((SECONDS - s0)) s)" \
 		test "$rc" = 0
 	deltas
 	netem
 }
 
-integrity "lossless"
-# A lossless link moves without retransmissions; a stalled (TCG) guest
-# may time one out now and then: at most 1 in 200 packets.
-check "lossless: retransmissions at most 0.5% of packets (${delta[retrans_pkts]} of ${delta[tx_pkts]})" \
-	test $((delta[retrans_pkts] * 200)) -le "${delta[tx_pkts]}"
-check "lossless: duplicates at most 0.5% of packets (${delta[dup_pkts]})" \
-	test $((delta[dup_pkts] * 200)) -le "${delta[tx_pkts]}"
+SEVERAL=1 integrity "lossless"
+# A lossless link moves without retransmissions and finds no loss; a
+# guest stalled by its (emulating, shared) host may time a window out now
+# and then and send it again: at most 2 packets in 100.
+check "lossless: no loss detected (${delta[fast_retrans]} fast retransmits)" \
+	test "${delta[fast_retrans]}" = 0
+check "lossless: retransmissions at most 2% of packets (${delta[retrans_pkts]} of ${delta[tx_pkts]})" \
+	test $((delta[retrans_pkts] * 50)) -le "${delta[tx_pkts]}"
+check "lossless: duplicates at most 2% of packets (${delta[dup_pkts]})" \
+	test $((delta[dup_pkts] * 50)) -le "${delta[tx_pkts]}"
 
 integrity "loss 1%" loss 1%
 check "loss 1%: packets were sent again (${delta[retrans_pkts]})" test "${delta[retrans_pkts]}" -gt 0
@@ -170,7 +135,7 @@ check "duplicate: duplicates dropped (${delta[dup_pkts]})" test "${delta[dup_pkt
 integrity "corrupt 2%" corrupt 2%
 check "corrupt: packets were sent again (${delta[retrans_pkts]})" test "${delta[retrans_pkts]}" -gt 0
 
-integrity "all at once" delay 200us loss 2% duplicate 2% corrupt 1% reorder 10% 25%
+SEVERAL=1 integrity "all at once" delay 200us loss 2% duplicate 2% corrupt 1% reorder 10% 25%
 
 # ------------------------------------------------------------------ link cut
 check "netem loss 100%" netem loss 100%
@@ -184,8 +149,6 @@ check "cut link: the retransmission timer fired (${delta[timeouts]})" test "${de
 netem
 
 # ------------------------------------------------------------------ throughput
-listening() { in1 ss -Hltn "sport = :$1" | grep -q .; }
-
 # write_bw PORT: one ib_write_bw run of BW_SECS seconds, 64 KiB messages;
 # prints its average bandwidth in MB/s (0 when it failed).
 write_bw() {
@@ -199,62 +162,81 @@ write_bw() {
 	echo "${bw:-0}"
 }
 
-bw0=$(write_bw 18601)
+# Lossless and lossy runs alternate, twice each, so that a slow spell of
+# the (emulated, shared) machine hits both alike; the sums are compared.
+bw0a=$(write_bw 18601)
 check "netem loss 1%" netem loss 1%
 snap
-bw1=$(write_bw 18602)
+bw1a=$(write_bw 18602)
 deltas
 netem
-echo "# ib_write_bw 64 KiB, $BW_SECS s: lossless $bw0 MB/s, 1% loss $bw1 MB/s (this run)"
-check "ib_write_bw ran lossless ($bw0 MB/s)" awk -v a="$bw0" 'BEGIN { exit !(a > 0) }'
+bw0b=$(write_bw 18605)
+netem loss 1%
+bw1b=$(write_bw 18606)
+netem
+bw0=$(awk -v a="$bw0a" -v b="$bw0b" 'BEGIN { print a + b }')
+bw1=$(awk -v a="$bw1a" -v b="$bw1b" 'BEGIN { print a + b }')
+echo "# ib_write_bw 64 KiB, $BW_SECS s: lossless $bw0a, $bw0b MB/s; 1% loss $bw1a, $bw1b MB/s (this run)"
+check "ib_write_bw ran lossless ($bw0a, $bw0b MB/s)" awk -v a="$bw0a" -v b="$bw0b" 'BEGIN { exit !(a > 0 && b > 0) }'
 check "ib_write_bw under 1% loss keeps >= 50% of lossless throughput ($bw1 / $bw0)" \
 	awk -v a="$bw0" -v b="$bw1" 'BEGIN { exit !(a > 0 && b >= a / 2) }'
 
 # ------------------------------------------------------------------ fairness
 # Two flows through one bottleneck: netem's rate limit on veA (data) with a
-# queue of 200 packets.  Each flow is one QP on eri0; their tx_pkts over
-# the second half of the run must be within a factor of two.
+# queue of 200 packets.  Each flow is one QP on eri0; their per-QP tx_pkts
+# are sampled every second while they run, and over the second half of the
+# time both QPs existed their shares must be within a factor of two.
 qp_tx() {
 	in0 rdma resource show qp link "$D0/1" -dd 2>/dev/null |
-		awk '/type RC/ { q = "" } { for (i = 1; i < NF; i++) { if ($i == "lqpn") q = $(i + 1); if ($i == "drv_tx_pkts" && q != "") print q, $(i + 1) } }' |
+		awk '/ type RC / { q = ""; t = ""; for (i = 1; i < NF; i++) { if ($i == "lqpn") q = $(i + 1); if ($i == "drv_tx_pkts") t = $(i + 1) } if (q != "" && t != "") print q, t }' |
 		sort -n
 }
 check "netem rate 40mbit on $D0's link" in0 tc qdisc add dev veA root netem rate 40mbit limit 200
 p1=18603 p2=18604
 for p in $p1 $p2; do
-	in1 timeout 60 ib_write_bw -d "$D1" -x "$G1" -s 65536 -D "$FAIR_SECS" -F -p "$p" > "/tmp/fs$p.out" 2>&1 &
+	in1 timeout 90 ib_write_bw -d "$D1" -x "$G1" -s 65536 -D "$FAIR_SECS" -F -p "$p" > "/tmp/fs$p.out" 2>&1 &
 done
 wait_for 30 listening "$p1"
 wait_for 30 listening "$p2"
-in0 timeout 60 ib_write_bw -d "$D0" -x "$G0" -s 65536 -D "$FAIR_SECS" -F -p "$p1" "$B" > /tmp/fc1.out 2>&1 &
+in0 timeout 90 ib_write_bw -d "$D0" -x "$G0" -s 65536 -D "$FAIR_SECS" -F -p "$p1" "$B" > /tmp/fc1.out 2>&1 &
 c1=$!
-in0 timeout 60 ib_write_bw -d "$D0" -x "$G0" -s 65536 -D "$FAIR_SECS" -F -p "$p2" "$B" > /tmp/fc2.out 2>&1 &
+in0 timeout 90 ib_write_bw -d "$D0" -x "$G0" -s 65536 -D "$FAIR_SECS" -F -p "$p2" "$B" > /tmp/fc2.out 2>&1 &
 c2=$!
-sleep $((FAIR_SECS / 2 + 2))
-mid=$(qp_tx)
-sleep $((FAIR_SECS / 2 - 3))
-end=$(qp_tx)
-wait $c1 $c2
+# "SECONDS QPN TX_PKTS" lines, one per RC QP per second, while a client runs.
+: > /tmp/fair.samples
+while kill -0 "$c1" 2>/dev/null || kill -0 "$c2" 2>/dev/null; do
+	qp_tx | sed "s/^/$SECONDS /" >> /tmp/fair.samples
+	sleep 1
+done
 wait
-in0 rdma resource show qp link "$D0/1" -dd 2>/dev/null | sed 's/^/#   /'
 netem
-echo "# per-QP tx_pkts at mid-run: $(tr '\n' ' ' <<<"$mid"); near the end: $(tr '\n' ' ' <<<"$end")"
-shares=$(join <(echo "$mid") <(echo "$end") | awk '{ print $3 - $2 }' | sort -n | tr '\n' ' ')
-echo "# second-half packets of each flow: $shares"
+# The two QPs that were sampled most (the flows; a QP of a failed
+# connection attempt shows up once or twice at most).
+qps=$(awk '{ n[$2]++ } END { for (q in n) print n[q], q }' /tmp/fair.samples | sort -rn | head -n 2 | awk '{ print $2 }' | sort -n | tr '\n' ' ')
+set -- $qps
+shares=$(awk -v a="${1:-x}" -v b="${2:-x}" '
+	$2 == a { ta[$1] = $3 } $2 == b { tb[$1] = $3 }
+	END {
+		# the seconds at which both flows were seen
+		for (t in ta) if (t in tb) { if (first == "" || t + 0 < first) first = t + 0; if (t + 0 > last) last = t + 0 }
+		if (first == "" || last <= first) exit
+		mid = first + int((last - first) / 2)
+		while (!(mid in ta && mid in tb) && mid < last) mid++
+		print ta[last] - ta[mid], tb[last] - tb[mid], last - mid
+	}' /tmp/fair.samples)
+echo "# QPs $qps: packets each moved over the second half of their common run, and its seconds: ${shares:-none}"
 fair() {
 	set -- $shares
-	[ $# -eq 2 ] && [ "$1" -gt 0 ] && [ $(( $1 * 2 )) -ge "$2" ]
+	[ $# -eq 3 ] && [ "$3" -ge 2 ] || return 1
+	if [ "$1" -gt "$2" ]; then set -- "$2" "$1"; fi
+	[ "$1" -gt 0 ] && [ $(( $1 * 2 )) -ge "$2" ]
 }
 check "two flows through one bottleneck: min/max share >= 0.5 ($shares)" fair
+grep -h -E '^ *65536' /tmp/fc1.out /tmp/fc2.out | sed 's/^/#   ib_write_bw: /'
 
 # ------------------------------------------------------------------ teardown
 echo "# rdma statistic show:"
 in0 rdma statistic show link "$D0/1" 2>&1 | sed 's/^/#   ns0: /'
 in1 rdma statistic show link "$D1/1" 2>&1 | sed 's/^/#   ns1: /'
-check "delete $D0" in0 rdma link delete "$D0"
-check "delete $D1" in1 rdma link delete "$D1"
-ip netns del "$NS0"
-ip netns del "$NS1"
-check "rmmod eri_sim" rmmod eri_sim
-check "rmmod eri" rmmod eri
+pair_down
 finish
