@@ -9,7 +9,8 @@
  * responder allocates an MR with ib_alloc_mr(), maps a scatterlist of
  * separately allocated pages into it with ib_map_mr_sg() and registers it
  * with an IB_WR_REG_MR work request; the requester RDMA WRITEs and READs
- * through its rkey (every byte checked).  Then: LOCAL_INV, a new key with
+ * through its rkey (every byte checked), and runs FETCH_ADD and CMP_SWP on
+ * a word of it (kernel atomics, the rights of a REG_MR).  Then: LOCAL_INV, a new key with
  * ib_update_fast_reg_key(), a mapping that starts inside the first page, a
  * new registration and more traffic; SEND_WITH_INV from the requester,
  * which the responder sees as IB_WC_WITH_INVALIDATE with the key; and last
@@ -40,7 +41,7 @@
 #define FT_TIMEOUT_MS	10000
 #define FT_CLEAR	0xa5
 #define FT_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
-			 IB_ACCESS_REMOTE_WRITE)
+			 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)
 
 struct ft_side {
 	const char *name;
@@ -342,6 +343,53 @@ static void ft_read(u32 len, u32 off)
 		 len, off, ft_mr->rkey, ret);
 }
 
+/*
+ * One atomic of the requester on the 8-byte word at MR offset @off (in one
+ * page): the original value lands in the requester's buffer.
+ */
+static void ft_atomic(enum ib_wr_opcode op, u32 off, u64 old, u64 cmp_add,
+		      u64 swap, u64 want)
+{
+	bool cas = op == IB_WR_ATOMIC_CMP_AND_SWP;
+	u64 id = ++ft_wr_id, got, now;
+	struct ib_sge sge = {
+		.addr = ft_a.buf_dma, .length = sizeof(u64),
+		.lkey = ft_a.pd->local_dma_lkey,
+	};
+	struct ib_atomic_wr wr = {
+		.wr = {
+			.wr_id = id, .sg_list = &sge, .num_sge = 1,
+			.opcode = op, .send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = ft_mr->iova + off,
+		.rkey = ft_mr->rkey,
+		.compare_add = cmp_add,
+		.swap = swap,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	bool ok;
+	int ret;
+
+	memcpy(ft_mr_byte(off), &old, sizeof(old));
+	ft_pages_for_device();
+	memset(ft_a.buf, FT_CLEAR, FT_BUF_SIZE);
+	ft_buf_for_device(&ft_a);
+	ret = ib_post_send(ft_a.qp, &wr.wr, &bad);
+	ok = !ret && ft_expect(ft_a.cq, cas ? "CMP_SWP" : "FETCH_ADD", id,
+			       IB_WC_SUCCESS,
+			       cas ? IB_WC_COMP_SWAP : IB_WC_FETCH_ADD, &wc);
+	ft_pages_for_cpu();
+	ft_buf_for_cpu(&ft_a);
+	memcpy(&got, ft_a.buf, sizeof(got));
+	memcpy(&now, ft_mr_byte(off), sizeof(now));
+	ft_check(ok && wc.byte_len == sizeof(u64) && got == old &&
+		 now == want && ft_a.buf[sizeof(u64)] == FT_CLEAR,
+		 "%s at MR offset %u: returned %llu (want %llu), word %llu (want %llu) (post %d)",
+		 cas ? "IB_WR_ATOMIC_CMP_AND_SWP" : "IB_WR_ATOMIC_FETCH_AND_ADD",
+		 off, got, old, now, want, ret);
+}
+
 /* The requester SENDs with invalidation of the MR's key. */
 static bool ft_send_inv(void)
 {
@@ -466,6 +514,10 @@ static void ft_frwr(void)
 	ft_write(5000, PAGE_SIZE - 1000);
 	ft_read(FT_BUF_SIZE, 0);
 	ft_read(3333, 2 * PAGE_SIZE - 7);
+	ft_atomic(IB_WR_ATOMIC_FETCH_AND_ADD, 2 * PAGE_SIZE + 8, 5, 10, 0, 15);
+	ft_atomic(IB_WR_ATOMIC_CMP_AND_SWP, 2 * PAGE_SIZE + 8, 15, 15, 100,
+		  100);
+	ft_atomic(IB_WR_ATOMIC_CMP_AND_SWP, PAGE_SIZE - 8, 7, 15, 100, 7);
 
 	/* LOCAL_INV, a new key, a mapping inside the first page, again. */
 	old_key = ft_mr->rkey;

@@ -139,6 +139,8 @@ enum eri_sq_opcode {
 	ERI_SQ_OP_READ = 5,
 	ERI_SQ_OP_REG_MR = 6,
 	ERI_SQ_OP_LOCAL_INV = 7,
+	ERI_SQ_OP_CMP_SWP = 8,
+	ERI_SQ_OP_FETCH_ADD = 9,
 };
 
 #define ERI_SQ_WQE_SHIFT		7
@@ -199,6 +201,21 @@ struct eri_sq_reg_mr {
 static_assert(sizeof(struct eri_sq_reg_mr) == 32);
 
 /*
+ * Atomic WQE (CMP_SWP, FETCH_ADD): the header's @remote_addr (8-byte
+ * aligned) and @rkey name the word; this structure follows the header, then
+ * one struct eri_sge of 8 bytes for the original value (NUM_SGE 1).
+ */
+struct eri_sq_atomic {
+	__le64 swap_add;		/* swap value, or the addend */
+	__le64 compare;			/* CMP_SWP only */
+};
+
+static_assert(sizeof(struct eri_sq_atomic) == 16);
+
+/* The length of an atomic's word and of its SGE. */
+#define ERI_ATOMIC_LEN			8
+
+/*
  * UD send WQE (QP types UD and GSI): the 32-byte header, then this 48-byte
  * address vector, then NUM_SGE struct eri_sge (at most ERI_SQ_UD_MAX_SGE)
  * or, with INLINE, @length bytes of data (at most ERI_SQ_UD_MAX_INLINE).
@@ -250,6 +267,8 @@ enum eri_cqe_opcode {
 	ERI_CQE_OP_READ = 2,
 	ERI_CQE_OP_REG_MR = 3,
 	ERI_CQE_OP_LOCAL_INV = 4,
+	ERI_CQE_OP_CMP_SWP = 5,
+	ERI_CQE_OP_FETCH_ADD = 6,
 	ERI_CQE_OP_RECV = 0x80,
 	ERI_CQE_OP_RECV_WRITE_IMM = 0x81,
 };

@@ -34,6 +34,15 @@ enum eri_wire_opcode {
 	/* Unreliable datagrams: one packet each, no PSN, never answered. */
 	ERI_OP_UD_SEND = 9,
 	ERI_OP_UD_SEND_IMM = 10,
+	/* RC atomics: one PSN, answered by ATOMIC_RESP (or a NAK). */
+	ERI_OP_ATOMIC_REQ = 11,
+	ERI_OP_ATOMIC_RESP = 12,
+};
+
+/* @aux of ERI_OP_ATOMIC_REQ. */
+enum eri_wire_atomic_op {
+	ERI_ATOMIC_CMP_SWP = 0,
+	ERI_ATOMIC_FETCH_ADD = 1,
 };
 
 /* Flags of struct eri_wire_hdr. */
@@ -67,23 +76,26 @@ enum eri_wire_syndrome {
  * @syndrome: enum eri_wire_syndrome (ACK only)
  * @dqpn: destination queue pair
  * @sqpn: source queue pair
- * @psn: requests and READ responses: the packet's PSN; a READ request
- *	takes one PSN per response packet it asks for.  ACK: the PSN of the
- *	request that triggered it, or that a NAK is about
+ * @psn: requests, READ and ATOMIC responses: the packet's PSN (ATOMIC_RESP:
+ *	its request's); a READ request takes one PSN per response packet it
+ *	asks for.  ACK: the PSN of the request that triggered it, or that a
+ *	NAK is about
  * @ack_psn: ACK: every PSN before this one arrived (the responder's next
  *	expected PSN)
  * @msg_len: requests: bytes of the whole message (READ_REQ: of this
  *	request)
  * @offset: byte offset of this packet's payload within the message
- * @rkey: WRITE, WRITE_IMM, READ_REQ: the remote key; UD_SEND and
+ * @rkey: WRITE, WRITE_IMM, READ_REQ, ATOMIC_REQ: the remote key; UD_SEND and
  *	UD_SEND_IMM: the Q_Key
  * @raddr: WRITE, WRITE_IMM, READ_REQ: remote address of byte 0 of the
- *	message (READ_REQ: of the request)
+ *	message (READ_REQ: of the request; ATOMIC_REQ: of the 8-byte word)
  * @imm: SEND_IMM and WRITE_IMM: immediate data; SEND_INV: key to
  *	invalidate
- * @aux: ACK: RNR timer of an RNR NAK; READ_REQ: log2 of the MTU
+ * @aux: ACK: RNR timer of an RNR NAK; READ_REQ: log2 of the MTU;
+ *	ATOMIC_REQ: enum eri_wire_atomic_op
  * @ts: the low 32 bits of the sender's clock in ns when it sent the packet
- * @ts_echo: ACK and READ_RESP: @ts of the request that triggered it
+ * @ts_echo: ACK, READ_RESP and ATOMIC_RESP: @ts of the request that
+ *	triggered it
  * @msn: SEND, SEND_IMM, SEND_INV, WRITE_IMM: the message's number among
  *	the messages that consume a receive WQE (0 for the first after
  *	RESET, 32 bits, wraps)
@@ -120,6 +132,24 @@ static_assert(sizeof(struct eri_wire_hdr) == 80);
  * MTU, which is also the largest UD message, is the largest IB MTU whose
  * payload fits in the netdev's MTU after them.
  */
+/*
+ * Payload of ERI_OP_ATOMIC_REQ: the swap value (CMP_SWP) or the addend
+ * (FETCH_ADD), and CMP_SWP's compare value.
+ */
+struct eri_wire_atomic {
+	__be64 swap_add;
+	__be64 compare;
+};
+
+static_assert(sizeof(struct eri_wire_atomic) == 16);
+
+/* Payload of ERI_OP_ATOMIC_RESP: the word's value before the atomic. */
+struct eri_wire_atomic_resp {
+	__be64 orig;
+};
+
+static_assert(sizeof(struct eri_wire_atomic_resp) == 8);
+
 #define ERI_WIRE_OVERHEAD	(20 + 8 + 80)
 
 #endif /* _ERI_WIRE_DEFS_H_ */

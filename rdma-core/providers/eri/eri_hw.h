@@ -82,6 +82,8 @@ enum eri_sq_opcode {
 	ERI_SQ_OP_WRITE = 3,
 	ERI_SQ_OP_WRITE_IMM = 4,
 	ERI_SQ_OP_READ = 5,
+	ERI_SQ_OP_CMP_SWP = 8,
+	ERI_SQ_OP_FETCH_ADD = 9,
 };
 
 #define ERI_SQ_WQE_SHIFT		7
@@ -119,6 +121,20 @@ static_assert(sizeof(struct eri_sq_wqe_hdr) +
 	      "SQ WQE with SGEs");
 static_assert(sizeof(struct eri_sq_wqe_hdr) + ERI_SQ_WQE_MAX_INLINE ==
 	      ERI_SQ_WQE_SIZE, "SQ WQE with inline data");
+
+/*
+ * Atomic WQE (CMP_SWP, FETCH_ADD): the header (@remote_addr, 8-byte aligned,
+ * and @rkey), this structure, then one struct eri_sge of 8 bytes where the
+ * original value lands.
+ */
+struct eri_sq_atomic {
+	__le64 swap_add;
+	__le64 compare;
+};
+
+static_assert(sizeof(struct eri_sq_atomic) == 16, "eri_sq_atomic size");
+
+#define ERI_ATOMIC_LEN			8
 
 /*
  * UD send WQE: the header, then this address vector, then NUM_SGE struct
@@ -168,6 +184,8 @@ enum eri_cqe_opcode {
 	ERI_CQE_OP_SEND = 0,
 	ERI_CQE_OP_WRITE = 1,
 	ERI_CQE_OP_READ = 2,
+	ERI_CQE_OP_CMP_SWP = 5,
+	ERI_CQE_OP_FETCH_ADD = 6,
 	ERI_CQE_OP_RECV = 0x80,
 	ERI_CQE_OP_RECV_WRITE_IMM = 0x81,
 };

@@ -297,6 +297,12 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 	case ERI_CQE_OP_READ:
 		wc->opcode = IBV_WC_RDMA_READ;
 		break;
+	case ERI_CQE_OP_CMP_SWP:
+		wc->opcode = IBV_WC_COMP_SWAP;
+		break;
+	case ERI_CQE_OP_FETCH_ADD:
+		wc->opcode = IBV_WC_FETCH_ADD;
+		break;
 	case ERI_CQE_OP_RECV:
 		wc->opcode = IBV_WC_RECV;
 		break;
@@ -719,6 +725,56 @@ static int eri_build_ud_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/*
+ * Write an atomic WQE: the operands, then its one SGE, which takes the
+ * original value.  The device checks the SGE's length and the responder
+ * the remote address's alignment.  SQ lock held.
+ */
+static int eri_build_atomic_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
+				uint32_t op)
+{
+	struct eri_wq *sq = &qp->sq;
+	uint32_t slot = eri_ring_slot(sq->pi, sq->depth_log);
+	struct eri_sq_wqe_hdr *wqe;
+	struct eri_sq_atomic *a;
+	struct eri_sge *sge;
+	uint32_t hdr;
+
+	if (wr->num_sge != 1 || !wr->sg_list ||
+	    (wr->send_flags & IBV_SEND_INLINE))
+		return EINVAL;
+	hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op) |
+	      FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1);
+	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
+		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		hdr |= ERI_SQ_WQE_HDR_FENCE;
+
+	/* The slot is free: the device completed what it held. */
+	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
+	memset(wqe, 0, ERI_SQ_WQE_SIZE);
+	wqe->hdr = htole32(hdr);
+	wqe->length = htole32(wr->sg_list[0].length);
+	wqe->remote_addr = htole64(wr->wr.atomic.remote_addr);
+	wqe->rkey = htole32(wr->wr.atomic.rkey);
+	a = (struct eri_sq_atomic *)(wqe + 1);
+	/* CMP_SWP: compare_add is the compare value, swap the new one. */
+	if (op == ERI_SQ_OP_CMP_SWP) {
+		a->swap_add = htole64(wr->wr.atomic.swap);
+		a->compare = htole64(wr->wr.atomic.compare_add);
+	} else {
+		a->swap_add = htole64(wr->wr.atomic.compare_add);
+	}
+	sge = (struct eri_sge *)(a + 1);
+	sge->addr = htole64(wr->sg_list[0].addr);
+	sge->length = htole32(wr->sg_list[0].length);
+	sge->lkey = htole32(wr->sg_list[0].lkey);
+
+	sq->wr_id[slot] = wr->wr_id;
+
+	return 0;
+}
+
 /* Write one send WQE at the SQ's producer index.  SQ lock held. */
 static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 			      bool imm_ok)
@@ -753,6 +809,10 @@ static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	case IBV_WR_RDMA_READ:
 		op = ERI_SQ_OP_READ;
 		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return eri_build_atomic_wqe(qp, wr, ERI_SQ_OP_CMP_SWP);
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return eri_build_atomic_wqe(qp, wr, ERI_SQ_OP_FETCH_ADD);
 	default:
 		return EINVAL;
 	}

@@ -253,6 +253,10 @@ static enum ib_wc_opcode eri_wc_opcode(u32 opcode, bool sq)
 		return IB_WC_REG_MR;
 	case ERI_CQE_OP_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case ERI_CQE_OP_CMP_SWP:
+		return IB_WC_COMP_SWAP;
+	case ERI_CQE_OP_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
 	case ERI_CQE_OP_RECV:
 		return IB_WC_RECV;
 	case ERI_CQE_OP_RECV_WRITE_IMM:

@@ -20,7 +20,7 @@
 #include "eri_verbs.h"
 
 #define ERI_MR_IB_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_WRITE)
+				 IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)
 
 /* Pages of a fast-registration region: 4 KiB to 2 MiB (eri.rst). */
 #define ERI_FAST_REG_MIN_PAGE_SHIFT	12
@@ -30,7 +30,8 @@ static u32 eri_mr_access(int access)
 {
 	return (access & IB_ACCESS_LOCAL_WRITE ? ERI_MR_ACCESS_LOCAL_WRITE : 0) |
 	       (access & IB_ACCESS_REMOTE_READ ? ERI_MR_ACCESS_REMOTE_READ : 0) |
-	       (access & IB_ACCESS_REMOTE_WRITE ? ERI_MR_ACCESS_REMOTE_WRITE : 0);
+	       (access & IB_ACCESS_REMOTE_WRITE ? ERI_MR_ACCESS_REMOTE_WRITE : 0) |
+	       (access & IB_ACCESS_REMOTE_ATOMIC ? ERI_MR_ACCESS_REMOTE_ATOMIC : 0);
 }
 
 /**
@@ -39,7 +40,7 @@ static u32 eri_mr_access(int access)
  * @dev_access: where the ERI_MR_ACCESS_* rights go
  *
  * Accepts what a registration through the admin queue accepts: local write,
- * remote read and write, and optional hints, which are ignored.
+ * remote read, write and atomic, and optional hints, which are ignored.
  *
  * Return: 0, or -EINVAL for rights the device does not grant.
  */
@@ -60,7 +61,9 @@ static struct eri_mr *eri_mr_alloc(struct ib_pd *ibpd, int access,
 	int index;
 
 	/* Optional access flags (relaxed ordering) are hints we may ignore. */
-	if (access & ~(ERI_MR_IB_ACCESS | IB_ACCESS_OPTIONAL))
+	if (access & ~(ERI_MR_IB_ACCESS | IB_ACCESS_OPTIONAL) ||
+	    ((access & IB_ACCESS_REMOTE_ATOMIC) &&
+	     !(edev->attr.caps & ERI_DEV_CAP_ATOMIC)))
 		return ERR_PTR(-EOPNOTSUPP);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)

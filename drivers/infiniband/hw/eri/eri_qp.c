@@ -816,6 +816,10 @@ static int eri_sq_opcode(enum ib_wr_opcode opcode)
 		return ERI_SQ_OP_REG_MR;
 	case IB_WR_LOCAL_INV:
 		return ERI_SQ_OP_LOCAL_INV;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return ERI_SQ_OP_CMP_SWP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return ERI_SQ_OP_FETCH_ADD;
 	default:
 		return -EINVAL;
 	}
@@ -886,6 +890,50 @@ static int eri_sq_local_wqe_build(struct eri_qp *qp,
 	return 0;
 }
 
+/*
+ * Encode an atomic work request: the operands after the header, then its
+ * one SGE, where the original value lands.  The device checks the SGE's
+ * length (LOC_LEN_ERR) and the remote address's alignment (the responder
+ * refuses it: REM_INV_REQ_ERR).
+ */
+static int eri_sq_atomic_wqe_build(struct eri_qp *qp,
+				   const struct ib_send_wr *wr, int op,
+				   void *wqe)
+{
+	struct eri_dev *edev = to_eri_dev(qp->ibqp.device);
+	const struct ib_atomic_wr *aw = atomic_wr(wr);
+	struct eri_sq_wqe_hdr *h = wqe;
+	struct eri_sq_atomic *a = (struct eri_sq_atomic *)(h + 1);
+	struct eri_sge *sge = (struct eri_sge *)(a + 1);
+	u32 hdr;
+
+	if (!(edev->attr.caps & ERI_DEV_CAP_ATOMIC) || wr->num_sge != 1 ||
+	    (wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	memset(wqe, 0, ERI_SQ_WQE_SIZE);
+	hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op) |
+	      FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1);
+	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
+		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		hdr |= ERI_SQ_WQE_HDR_FENCE;
+	h->length = cpu_to_le32(wr->sg_list[0].length);
+	h->remote_addr = cpu_to_le64(aw->remote_addr);
+	h->rkey = cpu_to_le32(aw->rkey);
+	/* CMP_SWP: compare_add is the compare value, swap the new one. */
+	if (op == ERI_SQ_OP_CMP_SWP) {
+		a->swap_add = cpu_to_le64(aw->swap);
+		a->compare = cpu_to_le64(aw->compare_add);
+	} else {
+		a->swap_add = cpu_to_le64(aw->compare_add);
+	}
+	sge->addr = cpu_to_le64(wr->sg_list[0].addr);
+	sge->length = cpu_to_le32(wr->sg_list[0].length);
+	sge->lkey = cpu_to_le32(wr->sg_list[0].lkey);
+	h->hdr = cpu_to_le32(hdr);
+	return 0;
+}
+
 /* Encode one send work request into the WQE at @wqe. */
 static int eri_sq_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
 			    void *wqe)
@@ -901,6 +949,8 @@ static int eri_sq_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
 		return op;
 	if (op == ERI_SQ_OP_REG_MR || op == ERI_SQ_OP_LOCAL_INV)
 		return eri_sq_local_wqe_build(qp, wr, op, wqe);
+	if (op == ERI_SQ_OP_CMP_SWP || op == ERI_SQ_OP_FETCH_ADD)
+		return eri_sq_atomic_wqe_build(qp, wr, op, wqe);
 	if (wr->num_sge < 0 || (!inl && wr->num_sge > qp->sq.max_sge))
 		return -EINVAL;
 	if (inl && op == ERI_SQ_OP_READ)

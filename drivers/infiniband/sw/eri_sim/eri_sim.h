@@ -202,6 +202,8 @@ int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 void eri_sim_mr_put(struct eri_sim_mr *mr);
 int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr);
+int eri_sim_mr_atomic(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
+		      u64 iova, u32 op, u64 swap_add, u64 compare, u64 *orig);
 int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
 			const struct eri_sim_reg_mr *reg);
 int eri_sim_mr_invalidate(struct eri_sim_dev *sdev, u32 pdn, u32 key);

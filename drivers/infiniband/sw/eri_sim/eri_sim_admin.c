@@ -46,7 +46,8 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->page_size_cap = cpu_to_le64(SZ_4K | SZ_64K | SZ_2M | SZ_1G);
 	attr->hw_version = cpu_to_le32(1);
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_UD |
-				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG);
+				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG |
+				 ERI_DEV_CAP_ATOMIC);
 	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
 	attr->max_fast_reg_pages = cpu_to_le32(ERI_SIM_MAX_FAST_REG_PAGES);
 	attr->cc_algos = cpu_to_le32(GENMASK(ERI_CC_NUM - 1, 0));
@@ -61,8 +62,8 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->max_recv_sge = cpu_to_le16(7);
 	attr->max_inline_data = cpu_to_le16(96);
 	attr->max_mtu = cpu_to_le16(4096);
-	attr->max_qp_rd_atom = 16;
-	attr->max_qp_init_rd_atom = 16;
+	attr->max_qp_rd_atom = ERI_SIM_ATOMIC_RES;
+	attr->max_qp_init_rd_atom = ERI_SIM_ATOMIC_RES;
 	attr->sq_wqe_shift = 7;
 	attr->rq_wqe_shift = 7;
 	attr->cqe_shift = 5;

@@ -11,6 +11,8 @@
  * period.
  */
 #include <linux/bitfield.h>
+#include <linux/eri/eri_wire_defs.h>
+#include <linux/hash.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 
@@ -305,6 +307,68 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		iova += chunk;
 		len -= chunk;
 	}
+	return 0;
+}
+
+/*
+ * Atomics of every eri_sim device serialize on these locks, hashed by the
+ * physical address of the word: each protects the read-modify-write of the
+ * words that hash to it, so atomics from any QP of any device (all of them
+ * reach the same host memory) are atomic with respect to each other.  The
+ * CPU and READs and WRITEs do not take them (IB_ATOMIC_HCA).  Taken inside
+ * qp->lock, never nested with each other.
+ */
+#define ERI_SIM_ATOMIC_LOCKS_LOG	6
+static spinlock_t eri_sim_atomic_locks[1U << ERI_SIM_ATOMIC_LOCKS_LOG] = {
+	[0 ... (1U << ERI_SIM_ATOMIC_LOCKS_LOG) - 1] =
+		__SPIN_LOCK_UNLOCKED(eri_sim_atomic_locks),
+};
+
+/**
+ * eri_sim_mr_atomic - execute an atomic on an 8-byte word of a region
+ * @sdev: the device
+ * @mr: the region, from eri_sim_mr_get() for these 8 bytes
+ * @iova: the word's address, 8-byte aligned
+ * @op: enum eri_wire_atomic_op
+ * @swap_add: swap value (CMP_SWP) or addend (FETCH_ADD)
+ * @compare: CMP_SWP's compare value
+ * @orig: where the word's value before the atomic goes
+ *
+ * Any context.  An aligned word never crosses a page: one translation.
+ * Return: 0, -EINVAL for a bad @op or alignment, -EFAULT.
+ */
+int eri_sim_mr_atomic(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
+		      u64 iova, u32 op, u64 swap_add, u64 compare, u64 *orig)
+{
+	u64 addr, val;
+	u64 *p;
+	u32 h;
+
+	if (!IS_ALIGNED(iova, sizeof(u64)) ||
+	    (op != ERI_ATOMIC_CMP_SWP && op != ERI_ATOMIC_FETCH_ADD))
+		return -EINVAL;
+	if (mr->dma) {
+		addr = iova;
+	} else {
+		u64 off = iova - eri_sim_mr_base(mr);
+
+		addr = mr->pages[off >> mr->page_shift] +
+		       (off & ((1ULL << mr->page_shift) - 1));
+	}
+	/* Pages are aligned to at least 4 KiB: the word stays aligned. */
+	p = eri_sim_dma_ptr(sdev, addr, sizeof(u64));
+	if (!p || !IS_ALIGNED(addr, sizeof(u64)))
+		return -EFAULT;
+	h = hash_64(addr >> 3, ERI_SIM_ATOMIC_LOCKS_LOG);
+	/* Serializes with every other atomic on this word (see above). */
+	spin_lock_bh(&eri_sim_atomic_locks[h]);
+	val = READ_ONCE(*p);
+	if (op == ERI_ATOMIC_FETCH_ADD)
+		WRITE_ONCE(*p, val + swap_add);
+	else if (val == compare)
+		WRITE_ONCE(*p, swap_add);
+	spin_unlock_bh(&eri_sim_atomic_locks[h]);
+	*orig = val;
 	return 0;
 }
 

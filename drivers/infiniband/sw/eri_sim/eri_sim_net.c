@@ -105,7 +105,8 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_PKTS, 1);
 		qp->rx_pkts++;
 		if (hdr->opcode == ERI_OP_ACK ||
-		    hdr->opcode == ERI_OP_READ_RESP) {
+		    hdr->opcode == ERI_OP_READ_RESP ||
+		    hdr->opcode == ERI_OP_ATOMIC_RESP) {
 			eri_sim_req_rx_locked(qp, hdr, hdr + 1, len, ce);
 		} else {
 			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);

@@ -39,7 +39,10 @@
 #define ERI_SIM_DELACK_NS	(100 * NSEC_PER_USEC)
 /* Receive WQEs the responder may take ahead of the one completing next. */
 #define ERI_SIM_RQ_AHEAD	64
-/* READ requests the responder keeps until the PSNs before them arrive. */
+/*
+ * READ and ATOMIC requests the responder keeps until the PSNs before them
+ * arrive.
+ */
 #define ERI_SIM_PEND_READS	8
 #define ERI_SIM_DEFAULT_TIMEOUT	14
 #define ERI_SIM_MAX_MSG_LEN	BIT(31)
@@ -84,6 +87,8 @@ struct eri_sim_swqe {
 	u32 first_psn;
 	u32 end_psn;		/* first PSN after the WQE's */
 	u32 msn;		/* SEND*, WRITE_IMM: receive message number */
+	u64 swap_add;		/* CMP_SWP, FETCH_ADD: the operands */
+	u64 compare;
 	union {
 		struct eri_sim_sge sge[ERI_SQ_WQE_MAX_SGE];
 		u8 data[ERI_SQ_WQE_MAX_INLINE];
@@ -108,11 +113,16 @@ struct eri_sim_rwqe {
 	u32 inv_rkey;		/* SEND_INV: invalidated when it completes */
 };
 
-/* A READ request that arrived before the PSNs ahead of it. */
+/*
+ * A READ or ATOMIC request that arrived before the PSNs ahead of it; an
+ * ATOMIC's payload in @atomic if @len (its payload's length) is right.
+ */
 struct eri_sim_pend_read {
 	bool used;
 	u32 psn;
+	u32 len;
 	struct eri_wire_hdr hdr;
+	struct eri_wire_atomic atomic;
 };
 
 struct eri_sim_qp {
@@ -197,6 +207,7 @@ struct eri_sim_qp {
 	u32 rcv_msn;		/* msn of the message for WQE @rq_ci */
 	struct eri_sim_rwqe *rwqe;	/* ERI_SIM_RQ_AHEAD, by ring index */
 	struct eri_sim_pend_read pend_read[ERI_SIM_PEND_READS];
+	struct eri_sim_ares ares;	/* atomics executed, for duplicates */
 	u32 unacked;		/* requests since the last ACK */
 	u32 ack_psn_trig;	/* PSN of the request an ACK answers */
 	__be32 ts_recent;	/* ts of that request, echoed */

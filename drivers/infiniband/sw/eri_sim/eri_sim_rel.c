@@ -10,6 +10,7 @@
 #include <linux/bitops.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
 
 #include "eri_sim_rel.h"
 
@@ -334,4 +335,56 @@ u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns)
 	if (backoff >= 63 || rto > (max_ns >> backoff))
 		return max_ns;
 	return rto << backoff;
+}
+
+/**
+ * eri_sim_ares_init - forget every atomic result
+ * @r: the results
+ */
+void eri_sim_ares_init(struct eri_sim_ares *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+/**
+ * eri_sim_ares_save - keep the result of the atomic executed at @psn
+ * @r: the results
+ * @psn: its request's PSN
+ * @orig: the original value it returned
+ *
+ * The oldest result goes once ERI_SIM_ATOMIC_RES are kept.
+ */
+void eri_sim_ares_save(struct eri_sim_ares *r, u32 psn, u64 orig)
+{
+	r->psn[r->next] = psn & ERI_PSN_MASK;
+	r->orig[r->next] = orig;
+	r->next = (r->next + 1) % ERI_SIM_ATOMIC_RES;
+	if (r->used < ERI_SIM_ATOMIC_RES)
+		r->used++;
+}
+
+/**
+ * eri_sim_ares_find - the result of the atomic executed at @psn
+ * @r: the results
+ * @psn: its request's PSN
+ * @orig: where the original value goes
+ *
+ * Return: true when it is kept.
+ */
+bool eri_sim_ares_find(const struct eri_sim_ares *r, u32 psn, u64 *orig)
+{
+	u32 i;
+
+	psn &= ERI_PSN_MASK;
+	for (i = 0; i < r->used; i++) {
+		/* Newest first: a PSN reused after the wrap wins. */
+		u32 slot = (r->next + ERI_SIM_ATOMIC_RES - 1 - i) %
+			   ERI_SIM_ATOMIC_RES;
+
+		if (r->psn[slot] == psn) {
+			*orig = r->orig[slot];
+			return true;
+		}
+	}
+	return false;
 }

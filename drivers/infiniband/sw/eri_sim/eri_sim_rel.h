@@ -99,4 +99,29 @@ bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);
 u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns);
 
+/* Atomic results a responder keeps: the device's max_qp_rd_atom. */
+#define ERI_SIM_ATOMIC_RES	16
+
+/**
+ * struct eri_sim_ares - the responder's atomic results (responder resources)
+ * @next: slot the next result overwrites, the oldest once all are used
+ * @used: slots holding a result
+ * @psn: the PSN of each slot's ATOMIC request
+ * @orig: the original value each slot's atomic returned
+ *
+ * A duplicate ATOMIC request is answered from here and never executed
+ * again.  The requester has at most ERI_SIM_ATOMIC_RES READs and atomics
+ * outstanding, so the result of any it may still send again is kept.
+ */
+struct eri_sim_ares {
+	u32 next;
+	u32 used;
+	u32 psn[ERI_SIM_ATOMIC_RES];
+	u64 orig[ERI_SIM_ATOMIC_RES];
+};
+
+void eri_sim_ares_init(struct eri_sim_ares *r);
+void eri_sim_ares_save(struct eri_sim_ares *r, u32 psn, u64 orig);
+bool eri_sim_ares_find(const struct eri_sim_ares *r, u32 psn, u64 *orig);
+
 #endif /* _ERI_SIM_REL_H_ */

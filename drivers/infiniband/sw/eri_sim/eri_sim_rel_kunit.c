@@ -3,7 +3,8 @@
  * KUnit tests of eri_sim's reliability logic (eri_sim_rel.c): PSN
  * arithmetic across the 2^24 wrap, the receive map and the SACK encoding,
  * the requester's scoreboard and its loss detector (duplicate threshold and
- * reordering window), and the retransmission timeout's backoff.  Time is
+ * reordering window), the retransmission timeout's backoff and the
+ * responder's atomic results.  Time is
  * scripted: no clock is read.
  */
 #include <kunit/test.h>
@@ -272,6 +273,46 @@ static void eri_sim_rel_test_rto(struct kunit *test)
 			T_MS / 2);
 }
 
+static void eri_sim_rel_test_ares(struct kunit *test)
+{
+	struct eri_sim_ares r;
+	u64 orig = 0;
+	u32 i;
+
+	eri_sim_ares_init(&r);
+	/* Nothing kept, not even PSN 0. */
+	KUNIT_EXPECT_FALSE(test, eri_sim_ares_find(&r, 0, &orig));
+	/* Across the PSN wrap. */
+	for (i = 0; i < ERI_SIM_ATOMIC_RES; i++)
+		eri_sim_ares_save(&r, eri_psn_add(0xfffff8, i), 100 + i);
+	for (i = 0; i < ERI_SIM_ATOMIC_RES; i++) {
+		KUNIT_EXPECT_TRUE(test,
+				  eri_sim_ares_find(&r, eri_psn_add(0xfffff8, i),
+						    &orig));
+		KUNIT_EXPECT_EQ(test, orig, 100ULL + i);
+	}
+	/* Bits above the 24 do not matter. */
+	KUNIT_EXPECT_TRUE(test, eri_sim_ares_find(&r, 0x1fffff8, &orig));
+	KUNIT_EXPECT_EQ(test, orig, 100ULL);
+	/* One more evicts the oldest, and only it. */
+	eri_sim_ares_save(&r, 8, 0xdeadbeefcafef00dULL);
+	KUNIT_EXPECT_FALSE(test, eri_sim_ares_find(&r, 0xfffff8, &orig));
+	KUNIT_EXPECT_TRUE(test, eri_sim_ares_find(&r, 0xfffff9, &orig));
+	KUNIT_EXPECT_EQ(test, orig, 101ULL);
+	KUNIT_EXPECT_TRUE(test, eri_sim_ares_find(&r, 8, &orig));
+	KUNIT_EXPECT_EQ(test, orig, 0xdeadbeefcafef00dULL);
+	KUNIT_EXPECT_FALSE(test, eri_sim_ares_find(&r, 9, &orig));
+	/* A PSN kept twice (after a wrap): the newest result answers. */
+	eri_sim_ares_save(&r, 3, 7);
+	KUNIT_EXPECT_TRUE(test, eri_sim_ares_find(&r, 3, &orig));
+	KUNIT_EXPECT_EQ(test, orig, 7ULL);
+	KUNIT_EXPECT_TRUE(test, eri_sim_ares_find(&r, 2, &orig));
+	KUNIT_EXPECT_EQ(test, orig, 110ULL);
+	/* A reset forgets everything. */
+	eri_sim_ares_init(&r);
+	KUNIT_EXPECT_FALSE(test, eri_sim_ares_find(&r, 8, &orig));
+}
+
 static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_psn),
 	KUNIT_CASE(eri_sim_rel_test_map),
@@ -280,6 +321,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_dup_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
 	KUNIT_CASE(eri_sim_rel_test_rto),
+	KUNIT_CASE(eri_sim_rel_test_ares),
 	{}
 };
 

@@ -113,6 +113,18 @@ static u32 eri_sim_req_npkts(const struct eri_sim_qp *qp,
 	return w->length ? DIV_ROUND_UP(w->length, qp->mtu) : 1;
 }
 
+static bool eri_sim_req_is_atomic(const struct eri_sim_swqe *w)
+{
+	return w->opcode == ERI_SQ_OP_CMP_SWP ||
+	       w->opcode == ERI_SQ_OP_FETCH_ADD;
+}
+
+/* READs and atomics: only their responses deliver their PSNs. */
+static bool eri_sim_req_is_rd_atomic(const struct eri_sim_swqe *w)
+{
+	return w->opcode == ERI_SQ_OP_READ || eri_sim_req_is_atomic(w);
+}
+
 /* Decode and check one WQE the producer wrote; @raw is our copy. */
 static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 {
@@ -134,8 +146,26 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 	w->rkey = le32_to_cpu(h->rkey);
 	w->raddr = le64_to_cpu(h->remote_addr);
 
-	if (w->opcode > ERI_SQ_OP_LOCAL_INV) {
+	if (w->opcode > ERI_SQ_OP_FETCH_ADD) {
 		w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
+		return;
+	}
+	if (eri_sim_req_is_atomic(w)) {
+		const struct eri_sq_atomic *a = (const void *)(h + 1);
+
+		w->swap_add = le64_to_cpu(a->swap_add);
+		w->compare = le64_to_cpu(a->compare);
+		sge = (const void *)(a + 1);
+		w->length = ERI_ATOMIC_LEN;
+		if (w->inline_data || w->num_sge != 1) {
+			w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
+			return;
+		}
+		w->sge[0].addr = le64_to_cpu(sge->addr);
+		w->sge[0].length = le32_to_cpu(sge->length);
+		w->sge[0].lkey = le32_to_cpu(sge->lkey);
+		if (w->sge[0].length != ERI_ATOMIC_LEN)
+			w->status = ERI_CQE_STS_LOC_LEN_ERR;
 		return;
 	}
 	if (w->opcode == ERI_SQ_OP_REG_MR) {
@@ -237,6 +267,10 @@ static u8 eri_sim_req_cqe_opcode(u8 opcode)
 		return ERI_CQE_OP_REG_MR;
 	case ERI_SQ_OP_LOCAL_INV:
 		return ERI_CQE_OP_LOCAL_INV;
+	case ERI_SQ_OP_CMP_SWP:
+		return ERI_CQE_OP_CMP_SWP;
+	case ERI_SQ_OP_FETCH_ADD:
+		return ERI_CQE_OP_FETCH_ADD;
 	default:
 		return ERI_CQE_OP_SEND;
 	}
@@ -369,6 +403,9 @@ static u8 eri_sim_req_wire_opcode(u8 opcode)
 		return ERI_OP_WRITE_IMM;
 	case ERI_SQ_OP_READ:
 		return ERI_OP_READ_REQ;
+	case ERI_SQ_OP_CMP_SWP:
+	case ERI_SQ_OP_FETCH_ADD:
+		return ERI_OP_ATOMIC_REQ;
 	default:
 		return ERI_OP_SEND;
 	}
@@ -470,6 +507,35 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	return 0;
 }
 
+/* Send the ATOMIC request @w (its one PSN). */
+static int eri_sim_req_send_atomic_locked(struct eri_sim_qp *qp,
+					  struct eri_sim_swqe *w, u8 flags,
+					  u64 now)
+{
+	struct eri_wire_atomic *a;
+	struct eri_wire_hdr *hdr;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->lock);
+	skb = eri_sim_pkt_alloc(qp, sizeof(*a), &hdr);
+	if (!skb)
+		return -ENOMEM;
+	eri_sim_req_fill_hdr(qp, w, hdr, w->first_psn, 0,
+			     flags | ERI_WIRE_FIRST | ERI_WIRE_LAST |
+			     ERI_WIRE_ACK_REQ);
+	hdr->msg_len = cpu_to_be32(ERI_ATOMIC_LEN);
+	hdr->aux = cpu_to_be32(w->opcode == ERI_SQ_OP_CMP_SWP ?
+			       ERI_ATOMIC_CMP_SWP : ERI_ATOMIC_FETCH_ADD);
+	a = (void *)(hdr + 1);
+	a->swap_add = cpu_to_be64(w->swap_add);
+	a->compare = cpu_to_be64(w->compare);
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, sizeof(*a));
+	eri_sim_pkt_xmit(qp, skb);
+	eri_sim_sb_sent(&qp->sb, w->first_psn, true, now);
+	eri_sim_cc_sent(&qp->cc, now, sizeof(*a) + ERI_ATOMIC_LEN);
+	return 0;
+}
+
 /*
  * Send @psn again.  A READ asks again for the responses from @psn to the
  * next one delivered or not yet asked for (at most ERI_SIM_READ_CHUNK_PKTS).
@@ -496,6 +562,8 @@ static int eri_sim_req_resend_locked(struct eri_sim_qp *qp, u32 psn,
 			pkts++;
 		ret = eri_sim_req_send_read_locked(qp, w, psn, pkts, flags,
 						   now);
+	} else if (eri_sim_req_is_atomic(w)) {
+		ret = eri_sim_req_send_atomic_locked(qp, w, flags, now);
 	} else {
 		ret = eri_sim_req_send_data_locked(qp, w, psn, flags, now);
 	}
@@ -537,6 +605,26 @@ static void eri_sim_req_local_locked(struct eri_sim_qp *qp,
 }
 
 /*
+ * Whether one more READ or atomic may start: at most max_rd_atomic (1 when
+ * 0) are started and not completed.  They are among the WQEs from sq_comp
+ * to sq_send, at most ERI_SIM_REL_WIN of them (one PSN each at least).
+ */
+static bool eri_sim_req_rd_atomic_room(const struct eri_sim_qp *qp)
+{
+	u32 limit = max_t(u32, qp->max_rd_atomic, 1), n = 0;
+	u16 i;
+
+	for (i = qp->sq_comp; i != qp->sq_send; i++) {
+		const struct eri_sim_swqe *w =
+			&qp->swqe[eri_ring_slot(i, qp->sq_depth_log)];
+
+		if (w->started && eri_sim_req_is_rd_atomic(w) && ++n >= limit)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Send the next new packet (or READ request) of the send queue.  Return:
  * 1 when one was sent, 0 when there is nothing to send, -ENOMEM.
  */
@@ -575,6 +663,10 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 				return 0;
 			continue;
 		}
+		/* Its response comes, and it starts, once one is free. */
+		if (eri_sim_req_is_rd_atomic(w) &&
+		    !eri_sim_req_rd_atomic_room(qp))
+			return 0;
 		w->first_psn = psn;
 		w->end_psn = eri_psn_add(psn, eri_sim_req_npkts(qp, w));
 		if (eri_sim_req_uses_rq(w->opcode))
@@ -594,6 +686,8 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 		ret = eri_sim_req_send_read_locked(qp, w, psn,
 						   clamp(room, 1U, pkts), 0,
 						   now);
+	} else if (eri_sim_req_is_atomic(w)) {
+		ret = eri_sim_req_send_atomic_locked(qp, w, 0, now);
 	} else {
 		ret = eri_sim_req_send_data_locked(qp, w, psn, 0, now);
 	}
@@ -705,6 +799,37 @@ static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	return eri_sim_sb_deliver(&qp->sb, psn) == ERI_SIM_PSN_NEW;
 }
 
+/*
+ * An ATOMIC response at @psn: the original value goes to the WQE's SGE.
+ * Return: delivered.
+ */
+static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
+					  const void *payload, u32 len)
+{
+	struct eri_wire_atomic_resp ar;
+	struct eri_sim_swqe *w;
+	u64 orig;
+
+	lockdep_assert_held(&qp->lock);
+	if (eri_sim_sb_delivered(&qp->sb, psn)) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
+		return 0;
+	}
+	w = eri_sim_req_find_locked(qp, psn);
+	if (!w || !eri_sim_req_is_atomic(w) || w->status ||
+	    len != sizeof(ar))
+		return 0;	/* not asked for */
+	memcpy(&ar, payload, sizeof(ar));
+	orig = be64_to_cpu(ar.orig);
+	if (eri_sim_sgl_copy(qp, w->sge, 1, 0, &orig, sizeof(orig), true)) {
+		/* It fails when it reaches the head. */
+		w->status = ERI_CQE_STS_LOC_PROT_ERR;
+		return 0;
+	}
+	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
+	return eri_sim_sb_deliver(&qp->sb, psn) == ERI_SIM_PSN_NEW;
+}
+
 /* A NAK about @psn, every PSN before which arrived. */
 static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 				   u32 psn, u32 aux)
@@ -784,15 +909,18 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		rtt = 0;
 	if (eri_psn_diff(ack_psn, qp->sb.nxt) > 0)
 		return;		/* acknowledges what was never sent */
-	/* CE on a READ response: the congestion is on our own request path. */
+	/* CE on a READ or ATOMIC response: the congestion is on our own request path. */
 	if ((hdr->flags & ERI_WIRE_ECE) ||
-	    (ce && hdr->opcode == ERI_OP_READ_RESP)) {
+	    (ce && hdr->opcode != ERI_OP_ACK)) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
 		eri_sim_cc_on_ecn(&qp->cc, now);
 	}
 	if (hdr->opcode == ERI_OP_READ_RESP) {
 		acked = eri_sim_sb_ack(&qp->sb, ack_psn, no_sack);
 		acked += eri_sim_req_read_resp_locked(qp, psn, payload, len);
+	} else if (hdr->opcode == ERI_OP_ATOMIC_RESP) {
+		acked = eri_sim_sb_ack(&qp->sb, ack_psn, no_sack);
+		acked += eri_sim_req_atomic_resp_locked(qp, psn, payload, len);
 	} else {
 		acked = eri_sim_sb_ack(&qp->sb, ack_psn,
 				       hdr->syndrome == ERI_SYN_ACK ?

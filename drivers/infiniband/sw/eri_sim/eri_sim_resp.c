@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * eri_sim responder: places the peer's requests as they arrive, in any
- * order, executes what needs order (READs, completions, invalidations) in
- * PSN order, and answers with ACKs carrying SACK words, NAKs and READ
- * responses.  Packets are hostile: every field is checked before it is used.
+ * order, executes what needs order (READs, atomics, completions,
+ * invalidations) in PSN order, and answers with ACKs carrying SACK words,
+ * NAKs, READ and ATOMIC responses.  Packets are hostile: every field is checked before it is used.
  *
  * A packet that arrives ahead of a gap (out of order) is placed only if it
  * can be placed without error; otherwise it is dropped, and the requester
@@ -43,6 +43,7 @@ void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->rcv_msn = 0;
 	memset(qp->rwqe, 0, sizeof(*qp->rwqe) * ERI_SIM_RQ_AHEAD);
 	memset(qp->pend_read, 0, sizeof(qp->pend_read));
+	eri_sim_ares_init(&qp->ares);
 	qp->unacked = 0;
 	qp->ce_seen = false;
 	hrtimer_try_to_cancel(&qp->ack_timer);
@@ -349,10 +350,109 @@ static u32 eri_sim_resp_read_locked(struct eri_sim_qp *qp,
 	return npkts;
 }
 
-/* Keep a READ request that arrived ahead of a gap for its turn. */
+/* Send the ATOMIC_RESP of the request @hdr at @psn, with @orig. */
+static void eri_sim_resp_atomic_send_locked(struct eri_sim_qp *qp,
+					    const struct eri_wire_hdr *hdr,
+					    u32 psn, u64 orig)
+{
+	struct eri_wire_atomic_resp *ar;
+	struct eri_wire_hdr *rh;
+	struct sk_buff *skb;
+
+	lockdep_assert_held(&qp->lock);
+	skb = eri_sim_pkt_alloc(qp, sizeof(*ar), &rh);
+	if (!skb)
+		return;		/* the requester asks again: answered then */
+	ar = (void *)(rh + 1);
+	ar->orig = cpu_to_be64(orig);
+	rh->opcode = ERI_OP_ATOMIC_RESP;
+	rh->flags = ERI_WIRE_FIRST | ERI_WIRE_LAST;
+	rh->dqpn = cpu_to_be32(qp->dest_qpn);
+	rh->sqpn = cpu_to_be32(qp->qpn);
+	rh->psn = cpu_to_be32(psn);
+	/* Every PSN before the request arrived. */
+	rh->ack_psn = cpu_to_be32(psn);
+	rh->msg_len = cpu_to_be32(ERI_ATOMIC_LEN);
+	rh->ts = cpu_to_be32(eri_sim_now32());
+	rh->ts_echo = hdr->ts;
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, sizeof(*ar));
+	eri_sim_pkt_xmit(qp, skb);
+}
+
+/*
+ * Execute an ATOMIC request at its turn (@psn is the next expected PSN):
+ * check it whole before memory is touched, execute it once, keep its result
+ * for duplicates and answer it.  @ops is its payload of @len bytes.
+ * Return: the PSNs it takes (1), 0 when refused (the QP is then in ERR).
+ */
+static u32 eri_sim_resp_atomic_locked(struct eri_sim_qp *qp,
+				      const struct eri_wire_hdr *hdr,
+				      const void *ops, u32 len, u32 psn)
+{
+	u64 raddr = be64_to_cpu(hdr->raddr), end, orig;
+	u32 op = be32_to_cpu(hdr->aux);
+	struct eri_wire_atomic a;
+	struct eri_sim_mr *mr;
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	if (len != sizeof(a) ||
+	    be32_to_cpu(hdr->msg_len) != ERI_ATOMIC_LEN ||
+	    (op != ERI_ATOMIC_CMP_SWP && op != ERI_ATOMIC_FETCH_ADD) ||
+	    !IS_ALIGNED(raddr, ERI_ATOMIC_LEN)) {
+		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
+		return 0;
+	}
+	memcpy(&a, ops, sizeof(a));
+	if (!(qp->access & ERI_MR_ACCESS_REMOTE_ATOMIC) ||
+	    check_add_overflow(raddr, (u64)ERI_ATOMIC_LEN, &end) ||
+	    eri_sim_mr_get(qp->sdev, be32_to_cpu(hdr->rkey), qp->pdn,
+			   ERI_MR_ACCESS_REMOTE_ATOMIC, raddr, ERI_ATOMIC_LEN,
+			   &mr)) {
+		eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK, 0);
+		return 0;
+	}
+	ret = eri_sim_mr_atomic(qp->sdev, mr, raddr, op,
+				be64_to_cpu(a.swap_add),
+				be64_to_cpu(a.compare), &orig);
+	eri_sim_mr_put(mr);
+	if (ret) {
+		eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK, 0);
+		return 0;
+	}
+	eri_sim_ares_save(&qp->ares, psn, orig);
+	eri_sim_resp_atomic_send_locked(qp, hdr, psn, orig);
+	return 1;
+}
+
+/*
+ * An ATOMIC request before the next expected PSN, executed already: answer
+ * it with the result kept, never execute it again.  One whose result is no
+ * longer kept (the requester overran its responder resources) is refused;
+ * the QP carries on.
+ */
+static void eri_sim_resp_atomic_dup_locked(struct eri_sim_qp *qp,
+					   const struct eri_wire_hdr *hdr,
+					   u32 psn)
+{
+	u64 orig;
+
+	lockdep_assert_held(&qp->lock);
+	eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
+	if (eri_sim_ares_find(&qp->ares, psn, &orig))
+		eri_sim_resp_atomic_send_locked(qp, hdr, psn, orig);
+	else
+		eri_sim_send_ack_locked(qp, ERI_SYN_INV_REQ_NAK, psn, 0);
+}
+
+/*
+ * Keep a READ or ATOMIC request that arrived ahead of a gap for its turn;
+ * @payload and @len are an ATOMIC's operands.
+ */
 static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 					  const struct eri_wire_hdr *hdr,
-					  u32 psn)
+					  u32 psn, const void *payload,
+					  u32 len)
 {
 	struct eri_sim_pend_read *free = NULL;
 	u32 i;
@@ -375,6 +475,9 @@ static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 	free->used = true;
 	free->psn = psn;
 	free->hdr = *hdr;
+	free->len = len;
+	if (len == sizeof(free->atomic))
+		memcpy(&free->atomic, payload, len);
 }
 
 /* Complete the messages whose every PSN arrived, in order. */
@@ -475,7 +578,8 @@ static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 			 * the next expected PSN is still to be answered.
 			 */
 			if (p->psn == qp->rmap.base ||
-			    eri_sim_resp_read_beyond(qp, &p->hdr, p->psn))
+			    (p->hdr.opcode == ERI_OP_READ_REQ &&
+			     eri_sim_resp_read_beyond(qp, &p->hdr, p->psn)))
 				read = p;
 			else
 				p->used = false;
@@ -483,8 +587,17 @@ static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 		if (!read)
 			return;
 		read->used = false;
-		if (!eri_sim_resp_read_at_locked(qp, &read->hdr, read->psn))
+		if (read->hdr.opcode == ERI_OP_ATOMIC_REQ) {
+			n = eri_sim_resp_atomic_locked(qp, &read->hdr,
+						       &read->atomic,
+						       read->len, read->psn);
+			if (!n)
+				return;
+			eri_sim_psn_map_advance(&qp->rmap, n);
+		} else if (!eri_sim_resp_read_at_locked(qp, &read->hdr,
+							read->psn)) {
 			return;
+		}
 	}
 }
 
@@ -523,11 +636,16 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	qp->ts_recent = hdr->ts;
 	d = eri_psn_diff(psn, qp->rmap.base);
 	if (d < 0) {
-		/* Already executed: READs again, the rest acknowledged. */
+		/*
+		 * Already executed: READs again, ATOMICs answered from their
+		 * kept result, the rest acknowledged.
+		 */
 		if (hdr->opcode == ERI_OP_READ_REQ) {
 			eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
 			if (eri_sim_resp_read_at_locked(qp, hdr, psn))
 				eri_sim_resp_drain_locked(qp);
+		} else if (hdr->opcode == ERI_OP_ATOMIC_REQ) {
+			eri_sim_resp_atomic_dup_locked(qp, hdr, psn);
 		} else {
 			eri_sim_resp_dup_locked(qp, psn);
 		}
@@ -567,11 +685,23 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 						in_order);
 		break;
 	case ERI_OP_READ_REQ:
+	case ERI_OP_ATOMIC_REQ:
 		if (in_order) {
-			if (eri_sim_resp_read_at_locked(qp, hdr, psn))
-				eri_sim_resp_drain_locked(qp);
+			if (hdr->opcode == ERI_OP_ATOMIC_REQ) {
+				ret = eri_sim_resp_atomic_locked(qp, hdr,
+								 payload, len,
+								 psn);
+				if (!ret)
+					return;
+				eri_sim_psn_map_advance(&qp->rmap, ret);
+			} else if (!eri_sim_resp_read_at_locked(qp, hdr,
+								psn)) {
+				return;
+			}
+			eri_sim_resp_drain_locked(qp);
 		} else {
-			eri_sim_resp_keep_read_locked(qp, hdr, psn);
+			eri_sim_resp_keep_read_locked(qp, hdr, psn, payload,
+						      len);
 			eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
 		}
 		return;
