@@ -11,6 +11,7 @@
  * map_mr_sg fills it in, and the device reads it when it runs the REG_MR
  * work request that registers the MR (eri_qp.c).
  */
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -107,25 +108,49 @@ struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
+/**
+ * eri_mr_fill_pbl - write the page list of a region
+ * @umem: the region, DMA-mapped, its iova set by ib_umem_find_best_pgsz()
+ * @pgsz: the page size the device translates it with, a power of 2
+ * @pbl: where the bus address of each page goes
+ * @max: entries @pbl holds
+ *
+ * Entry i is the bus address of the @pgsz block that holds byte
+ * i * @pgsz of the region counted from @umem->iova rounded down to @pgsz;
+ * the device adds the offset of the iova within its block.  Pure: reads
+ * the umem and its scatterlist, writes @pbl.
+ *
+ * Return: the entries written: ib_umem_num_dma_blocks(), or @max if that
+ * is smaller.
+ */
+VISIBLE_IF_KUNIT u32 eri_mr_fill_pbl(struct ib_umem *umem, unsigned long pgsz,
+				     __le64 *pbl, u32 max)
+{
+	struct ib_block_iter biter;
+	u32 i = 0;
+
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (i == max)
+			break;
+		pbl[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	}
+	return i;
+}
+
 /* Build the page list of the region's umem in @pgsz blocks; register it. */
 static int eri_mr_reg_umem(struct eri_dev *edev, struct eri_mr *mr,
 			   struct eri_com_mr_attr *attr, unsigned long pgsz)
 {
-	struct ib_block_iter biter;
 	struct eri_com_buf pbl;
-	__le64 *entry;
-	u32 i = 0;
 	int ret;
 
 	attr->npages = ib_umem_num_dma_blocks(mr->umem, pgsz);
 	attr->page_shift = order_base_2(pgsz);
 	ret = eri_com_buf_alloc(&edev->com, &pbl,
-				attr->npages * sizeof(*entry));
+				attr->npages * sizeof(__le64));
 	if (ret)
 		return ret;
-	entry = pbl.va;
-	rdma_umem_for_each_dma_block(mr->umem, &biter, pgsz)
-		entry[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	eri_mr_fill_pbl(mr->umem, pgsz, pbl.va, attr->npages);
 	attr->pbl = pbl.dma;
 	ret = eri_com_reg_mr(&edev->com, attr);
 	/* The device copied the list while it ran REG_MR. */

@@ -265,5 +265,11 @@ struct ib_mr *eri_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 int eri_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
 int eri_mr_access_to_dev(int access, u32 *dev_access);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static unless KUnit can test it (VISIBLE_IF_KUNIT). */
+struct ib_umem;
+u32 eri_mr_fill_pbl(struct ib_umem *umem, unsigned long pgsz, __le64 *pbl,
+		    u32 max);
+#endif
 
 #endif /* _ERI_VERBS_H_ */

@@ -242,6 +242,7 @@ static int eri_sim_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	struct ib_device *ibdev;
 	struct eri_sim_dev *sdev;
+	bool queued = false;
 	bool bound;
 	int ret;
 
@@ -290,13 +291,26 @@ static int eri_sim_newlink(const char *ibdev_name, struct net_device *ndev)
 	bound = sdev->bus.adev.dev.driver;
 	device_unlock(&sdev->bus.adev.dev);
 	if (!bound) {
-		eri_sim_dev_destroy(sdev);
+		/*
+		 * A probe that registered the IB device and then failed
+		 * unregistered it, and our IB client queued the device's
+		 * removal: that work frees it, once we let go of
+		 * eri_sim_create_lock; wait for it.
+		 */
+		mutex_lock(&eri_sim_lock);
+		queued = sdev->removing;
+		sdev->removing = true;
+		mutex_unlock(&eri_sim_lock);
+		if (!queued)
+			eri_sim_dev_destroy(sdev);
 		ret = -ENODEV;
 		goto out_unlock;
 	}
 	ret = 0;
 out_unlock:
 	mutex_unlock(&eri_sim_create_lock);
+	if (queued)
+		flush_workqueue(eri_sim_remove_wq);
 	return ret;
 }
 

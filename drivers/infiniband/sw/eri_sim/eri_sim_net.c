@@ -8,6 +8,7 @@
  * namespace, whichever comes first; senders and receivers reach it under
  * RCU.
  */
+#include <kunit/visibility.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/mutex.h>
@@ -59,9 +60,51 @@ static struct eri_sim_dev *eri_sim_net_find_dev(struct eri_sim_net *en,
 	return NULL;
 }
 
+/**
+ * eri_sim_hdr_check - check a received packet before any QP sees it
+ * @buf: the packet after its UDP header: the ERI header, then the payload
+ * @len: bytes at @buf
+ *
+ * Only what the bytes alone tell: whether the header is whole and of our
+ * version, and which part of which kind of QP it is for.  A UD datagram
+ * must say its whole length in @msg_len and fit in one packet.  The fields
+ * the QPs check against their state (PSNs, MSN, keys, offsets) and those
+ * they ignore for the opcode (@sack outside an ACK, flags a packet does not
+ * use) pass.  Pure: reads @buf and nothing else.
+ *
+ * Return: an enum eri_sim_rx_verdict.
+ */
+VISIBLE_IF_KUNIT enum eri_sim_rx_verdict
+eri_sim_hdr_check(const void *buf, unsigned int len)
+{
+	const struct eri_wire_hdr *hdr = buf;
+	u32 plen;
+
+	if (len < sizeof(*hdr))
+		return ERI_SIM_RX_DROP_SHORT;
+	if (hdr->version != ERI_WIRE_VERSION)
+		return ERI_SIM_RX_DROP_VERSION;
+	plen = len - sizeof(*hdr);
+	switch (hdr->opcode) {
+	case ERI_OP_ACK:
+	case ERI_OP_READ_RESP:
+	case ERI_OP_ATOMIC_RESP:
+		return ERI_SIM_RX_RC_RESP;
+	case ERI_OP_UD_SEND:
+	case ERI_OP_UD_SEND_IMM:
+		if (plen > ERI_SIM_UD_MAX_PAYLOAD ||
+		    be32_to_cpu(hdr->msg_len) != plen)
+			return ERI_SIM_RX_UD_BAD_LEN;
+		return ERI_SIM_RX_UD;
+	default:
+		return ERI_SIM_RX_RC_REQ;
+	}
+}
+
 /* UDP encapsulation receive hook: softirq context, one packet. */
 static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	enum eri_sim_rx_verdict v;
 	const struct eri_wire_hdr *hdr;
 	const struct iphdr *iph;
 	struct eri_sim_dev *sdev;
@@ -70,14 +113,11 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	bool ce;
 	u32 len;
 
-	if (skb_linearize(skb) ||
-	    skb->len < sizeof(struct udphdr) + sizeof(*hdr))
+	if (skb_linearize(skb) || skb->len < sizeof(struct udphdr))
 		goto drop;
 	iph = ip_hdr(skb);
 	/* The outer header's ECN field: congestion seen on the way here. */
 	ce = INET_ECN_is_ce(iph->tos);
-	hdr = (const void *)(skb->data + sizeof(struct udphdr));
-	len = skb->len - sizeof(struct udphdr) - sizeof(*hdr);
 
 	rcu_read_lock();
 	en = rcu_dereference_sk_user_data(sk);
@@ -86,7 +126,10 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		rcu_read_unlock();
 		goto drop;
 	}
-	qp = hdr->version == ERI_WIRE_VERSION ?
+	v = eri_sim_hdr_check(skb->data + sizeof(struct udphdr),
+			      skb->len - sizeof(struct udphdr));
+	hdr = (const void *)(skb->data + sizeof(struct udphdr));
+	qp = v != ERI_SIM_RX_DROP_SHORT && v != ERI_SIM_RX_DROP_VERSION ?
 	     eri_sim_qp_get(sdev, be32_to_cpu(hdr->dqpn)) : NULL;
 	if (!qp) {
 		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, 1);
@@ -94,19 +137,21 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	rcu_read_unlock();
+	len = skb->len - sizeof(struct udphdr) - sizeof(*hdr);
 
 	spin_lock(&qp->lock);
 	if (qp->type != ERI_QPT_RC) {
-		eri_sim_ud_rx_locked(qp, iph, hdr, hdr + 1, len);
+		if (eri_sim_rx_takes(v, qp->type))
+			eri_sim_ud_rx_locked(qp, iph, hdr, hdr + 1, len);
+		else
+			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 	} else if (qp->dead || iph->saddr != qp->daddr ||
 	    be32_to_cpu(hdr->sqpn) != qp->dest_qpn) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 	} else {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_PKTS, 1);
 		qp->rx_pkts++;
-		if (hdr->opcode == ERI_OP_ACK ||
-		    hdr->opcode == ERI_OP_READ_RESP ||
-		    hdr->opcode == ERI_OP_ATOMIC_RESP) {
+		if (v == ERI_SIM_RX_RC_RESP) {
 			eri_sim_req_rx_locked(qp, hdr, hdr + 1, len, ce);
 		} else {
 			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);

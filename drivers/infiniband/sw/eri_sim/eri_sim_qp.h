@@ -46,6 +46,8 @@
 #define ERI_SIM_PEND_READS	8
 #define ERI_SIM_DEFAULT_TIMEOUT	14
 #define ERI_SIM_MAX_MSG_LEN	BIT(31)
+/* Largest payload of one UD packet: the largest path MTU. */
+#define ERI_SIM_UD_MAX_PAYLOAD	4096
 
 struct eri_sim_cq {
 	struct eri_sim_dev *sdev;
@@ -278,6 +280,46 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
 			  u32 len);
 
 /* eri_sim_net.c */
+
+/**
+ * enum eri_sim_rx_verdict - what a received packet's bytes alone say
+ * @ERI_SIM_RX_RC_REQ: an RC request, for the responder (which answers an
+ *	opcode it does not know, a UD one included, with a NAK)
+ * @ERI_SIM_RX_RC_RESP: an ACK or READ response, for the requester
+ * @ERI_SIM_RX_UD: a UD datagram whose length is consistent
+ * @ERI_SIM_RX_UD_BAD_LEN: a UD opcode, but a payload larger than a UD
+ *	message or than its @msg_len says: a UD QP drops it
+ * @ERI_SIM_RX_DROP_SHORT: shorter than the ERI header: dropped
+ * @ERI_SIM_RX_DROP_VERSION: another wire version: dropped
+ *
+ * A UD QP takes only ERI_SIM_RX_UD; an RC QP everything not dropped.
+ * Every drop counts in ERI_STAT_RX_DROPS of the device the packet is
+ * addressed to.
+ */
+enum eri_sim_rx_verdict {
+	ERI_SIM_RX_RC_REQ,
+	ERI_SIM_RX_RC_RESP,
+	ERI_SIM_RX_UD,
+	ERI_SIM_RX_UD_BAD_LEN,
+	ERI_SIM_RX_DROP_SHORT,
+	ERI_SIM_RX_DROP_VERSION,
+};
+
+/*
+ * Whether a QP of type @qpt (enum eri_qp_type) takes a packet of verdict
+ * @v; if not, the packet counts in ERI_STAT_RX_DROPS.
+ */
+static inline bool eri_sim_rx_takes(enum eri_sim_rx_verdict v, u8 qpt)
+{
+	if (v == ERI_SIM_RX_DROP_SHORT || v == ERI_SIM_RX_DROP_VERSION)
+		return false;
+	return qpt == ERI_QPT_RC || v == ERI_SIM_RX_UD;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Static unless KUnit can test it (VISIBLE_IF_KUNIT). */
+enum eri_sim_rx_verdict eri_sim_hdr_check(const void *buf, unsigned int len);
+#endif
 int eri_sim_net_attach(struct eri_sim_dev *sdev);
 void eri_sim_net_detach(struct eri_sim_dev *sdev);
 int eri_sim_net_init(void);

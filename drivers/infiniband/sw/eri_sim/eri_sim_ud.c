@@ -21,8 +21,6 @@
 
 /* Bytes of the GRH at the start of every UD receive buffer. */
 #define ERI_SIM_GRH_LEN		40
-/* Largest payload of one packet: the largest path MTU. */
-#define ERI_SIM_UD_MAX_PAYLOAD	4096
 
 /* A UD send WQE as the device copied and checked it. */
 struct eri_sim_ud_wqe {
@@ -367,12 +365,10 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
+	/* The opcode and lengths passed eri_sim_hdr_check(). */
 	if (qp->dead ||
 	    (qp->state != ERI_QPS_RTR && qp->state != ERI_QPS_RTS &&
 	     qp->state != ERI_QPS_SQD) ||
-	    (hdr->opcode != ERI_OP_UD_SEND &&
-	     hdr->opcode != ERI_OP_UD_SEND_IMM) ||
-	    len > ERI_SIM_UD_MAX_PAYLOAD || be32_to_cpu(hdr->msg_len) != len ||
 	    be32_to_cpu(hdr->rkey) != qp->qkey)
 		goto drop;
 	ret = eri_sim_ud_take_rwqe_locked(qp, &r);
