@@ -12,10 +12,11 @@ base=${ERI_CACHE:-/var/cache/eri}/rdma-core/56.1
 build=$base/build
 
 # 1. eri_hw.h against the kernel headers: each ERI_ define and enum value
-# of ours must read the same there (whitespace aside).
+# of ours must read the same there (whitespace aside).  An enumerator is
+# "NAME = value,"; "NAME == ..." in a static_assert is not one.
 defs() {
 	sed -n -E 's/^#define[[:space:]]+(ERI_[A-Z0-9_]+)[[:space:]]+([^/]*[^/[:space:]]).*/\1 \2/p;
-		   s/^[[:space:]]+(ERI_[A-Z0-9_]+)[[:space:]]*=[[:space:]]*([^,]+),.*/\1 \2/p' "$@" |
+		   s/^[[:space:]]+(ERI_[A-Z0-9_]+)[[:space:]]*=[[:space:]]*([^=,[:space:]][^,]*),.*/\1 \2/p' "$@" |
 		sort
 }
 kernel=$(defs "$top/include/linux/eri/eri_io_defs.h" "$top/include/linux/eri/eri_ring.h")
