@@ -39,8 +39,7 @@ echo "eri_hw.h matches include/linux/eri"
 	{ echo "run scripts/rdma-core.sh first" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# eri.c is not compiled in; the test's definitions of the kick commands
-# take precedence over libibverbs' own.
+# eri.c is not compiled in; eri_verbs.c is, by the test.
 gcc -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare -Wno-unused-parameter \
 	-Werror -I"$build/include" \
 	-o "$out/eri_datapath_test" "$here/eri_datapath_test.c" \
