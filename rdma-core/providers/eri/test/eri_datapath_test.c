@@ -322,6 +322,91 @@ static void test_send(void)
 	qp->ibvqp.state = IBV_QPS_RTS;
 }
 
+static void test_ud(void)
+{
+	char inl[5] = "abcde";
+	struct ibv_sge sge[4] = {
+		{ .addr = 0x2000, .length = 10, .lkey = 0x11 },
+		{ .addr = 0x3000, .length = 20, .lkey = 0x22 },
+		{ .addr = (uintptr_t)inl, .length = 5 },
+	};
+	struct eri_ah ah = {};
+	struct ibv_send_wr wr[2] = {}, *bad;
+	uint16_t idx = qp->sq.pi;
+	struct ibv_wc wc;
+	uint8_t *w;
+	int i;
+
+	qp->ud = true;
+	qp->max_inline_data = ERI_SQ_UD_MAX_INLINE;
+	qp->sq.max_sge = ERI_SQ_UD_MAX_SGE;
+	for (i = 0; i < 16; i++)
+		ah.av.dgid[i] = i;
+	ah.av.hop_limit = 64;
+
+	wr[0].wr_id = 200;
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	wr[0].sg_list = sge;
+	wr[0].num_sge = 2;
+	wr[0].wr.ud.ah = &ah.ibvah;
+	wr[0].wr.ud.remote_qpn = 0x654321;
+	wr[0].wr.ud.remote_qkey = 0x11223344;
+	wr[0].next = &wr[1];
+	wr[1] = wr[0];
+	wr[1].wr_id = 201;
+	wr[1].opcode = IBV_WR_SEND_WITH_IMM;
+	wr[1].send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED;
+	wr[1].imm_data = htobe32(0x0a0b0c0d);
+	wr[1].sg_list = &sge[2];
+	wr[1].num_sge = 1;
+	wr[1].next = NULL;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == 0);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 2));
+
+	/* Header, AV (FENCE is not for UD), then the SGEs or the data. */
+	w = sq_wqe(idx);
+	CHECK(rd32(w) == (ERI_SQ_OP_SEND | 0x100 | 2 << 16));
+	CHECK(rd32(w + 4) == 30 && rd32(w + 8) == 0);
+	CHECK(w[32] == 0 && w[47] == 15 && rd32(w + 64) == 0x654321 &&
+	      rd32(w + 68) == 0x11223344 && w[76] == 64);
+	CHECK(rd64(w + 80) == 0x2000 && rd32(w + 88) == 10 &&
+	      rd32(w + 92) == 0x11);
+	CHECK(rd64(w + 96) == 0x3000 && rd32(w + 104) == 20 &&
+	      rd32(w + 108) == 0x22);
+	w = sq_wqe(idx + 1);
+	CHECK(rd32(w) == (ERI_SQ_OP_SEND_IMM | 0x200 | 0x800));
+	CHECK(rd32(w + 4) == 5);
+	CHECK(w[8] == 0x0a && w[9] == 0x0b && w[10] == 0x0c && w[11] == 0x0d);
+	CHECK(rd32(w + 64) == 0x654321 && memcmp(w + 80, inl, 5) == 0);
+
+	/* Not a UD opcode; too much inline data; too many SGEs; no AH. */
+	wr[0].next = NULL;
+	wr[0].opcode = IBV_WR_RDMA_WRITE;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL && bad == wr);
+	wr[0].opcode = IBV_WR_SEND;
+	sge[0].length = ERI_SQ_UD_MAX_INLINE + 1;
+	wr[0].send_flags = IBV_SEND_INLINE;
+	wr[0].num_sge = 1;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	sge[0].length = 10;
+	wr[0].send_flags = 0;
+	wr[0].num_sge = ERI_SQ_UD_MAX_SGE + 1;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	wr[0].num_sge = 1;
+	wr[0].wr.ud.ah = NULL;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 2));
+
+	/* Both complete; back to RC. */
+	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, idx + 1, 5, 0, 0);
+	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1 && wc.wr_id == 201 &&
+	      qp->sq.tail == qp->sq.pi);
+	qp->ud = false;
+	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
+	qp->sq.max_sge = ERI_SQ_WQE_MAX_SGE;
+}
+
 static void test_recv(void)
 {
 	struct ibv_sge sge = { .addr = 0xabc000, .length = 4096, .lkey = 9 };
@@ -434,6 +519,7 @@ int main(void)
 	setup();
 	test_layout();
 	test_send();
+	test_ud();
 	test_recv();
 	test_arm();
 	if (failures) {
