@@ -147,34 +147,14 @@ static bool eri_sim_ud_fetch_locked(struct eri_sim_qp *qp,
 				    struct eri_sim_ud_wqe *ud)
 {
 	u8 raw[ERI_SQ_WQE_SIZE];
-	u32 slot;
-	u16 pi;
+	int slot;
 
-	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
-	if (pi == qp->sq_fetch) {
-		WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
-		/*
-		 * The flag before the index: pairs with the producer's full
-		 * barrier between writing sq_pi and reading the flag.
-		 */
-		smp_mb();
-		pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
-		if (pi == qp->sq_fetch)
-			return false;
-		WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
-	}
-	if (eri_ring_used(pi, qp->sq_comp) > (1U << qp->sq_depth_log)) {
-		/* The producer claims more WQEs than the ring holds. */
-		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+	/* Nothing is ever in flight: an empty queue asks for a kick. */
+	slot = eri_sim_sq_fetch_locked(qp, true, raw);
+	if (slot < 0)
 		return false;
-	}
-	/* The index before the WQE; pairs with the producer's write barrier. */
-	dma_rmb();
-	slot = eri_ring_slot(qp->sq_fetch, qp->sq_depth_log);
-	memcpy(raw, qp->sq + ((size_t)slot << ERI_SQ_WQE_SHIFT), sizeof(raw));
 	*w = &qp->swqe[slot];
 	eri_sim_ud_decode(qp, *w, ud, raw);
-	qp->sq_fetch++;
 	return true;
 }
 
