@@ -618,6 +618,45 @@ int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw)
 }
 
 /**
+ * eri_sim_rq_read_locked - copy a receive WQE out of the ring, decode it
+ * @qp: the QP
+ * @idx: the WQE's index, below the rq_pi the caller has read and checked
+ * @r: where it goes
+ *
+ * qp->lock held.
+ *
+ * Return: 0, or -EINVAL when the WQE is malformed.
+ */
+int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
+			   struct eri_sim_rwqe *r)
+{
+	u8 raw[ERI_RQ_WQE_SIZE];
+	const struct eri_rq_wqe_hdr *h = (const void *)raw;
+	const struct eri_sge *sge = (const void *)(h + 1);
+	u64 total = 0;
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	/* The index before the WQE; pairs with the producer's write barrier. */
+	dma_rmb();
+	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(idx, qp->rq_depth_log) <<
+			      ERI_RQ_WQE_SHIFT), sizeof(raw));
+	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
+	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
+		return -EINVAL;
+	for (i = 0; i < r->num_sge; i++) {
+		r->sge[i].addr = le64_to_cpu(sge[i].addr);
+		r->sge[i].length = le32_to_cpu(sge[i].length);
+		r->sge[i].lkey = le32_to_cpu(sge[i].lkey);
+		total += r->sge[i].length;
+	}
+	if (total > ERI_SIM_MAX_MSG_LEN)
+		return -EINVAL;
+	r->length = total;
+	return 0;
+}
+
+/**
  * eri_sim_sgl_copy - copy between a buffer and a scatter/gather list
  * @qp: the QP whose PD the keys must belong to
  * @sge: the list
