@@ -923,6 +923,43 @@ static int eri_kick_rq(struct ibv_qp *ibvqp)
 	return 0;
 }
 
+/* Ring the doorbell the device asked for; count a failure.  Return: errno. */
+static int eri_wq_kick(struct ibv_qp *ibvqp, struct eri_wq *wq,
+		       int (*kick)(struct ibv_qp *ibvqp))
+{
+	int err = kick(ibvqp);
+
+	if (err)
+		__atomic_fetch_add(&wq->kick_errors, 1, __ATOMIC_RELAXED);
+	return err;
+}
+
+/*
+ * Expose a work queue's new WQEs: write its producer index to @pi in the
+ * doorbell record, then read @need_kick.  Queue lock held.  Return: whether
+ * the device asked for a kick.
+ */
+static bool eri_wq_publish(struct eri_wq *wq, __le32 *pi, __le32 *need_kick)
+{
+	bool kick;
+
+	/* The WQEs before the index that exposes them. */
+	udma_to_device_barrier();
+	eri_write_once32(pi, wq->pi);
+	/*
+	 * The index before the flag: the device sets the flag, then (behind
+	 * its own full barrier) reads the index once more, so either it
+	 * finds our WQEs or we see the flag.
+	 */
+	eri_full_barrier();
+	kick = eri_read_once32(need_kick);
+	if (kick)
+		wq->kicks++;
+	else
+		wq->kicks_skipped++;
+	return kick;
+}
+
 int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -960,40 +997,23 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		sq->pi++;
 	}
 
-	if (sq->pi != start) {
-		/* The WQEs before the index that exposes them. */
-		udma_to_device_barrier();
-		eri_write_once32(&qp->dbrec->sq_pi, sq->pi);
-		/*
-		 * The index before the flag: the device sets the flag, then
-		 * (behind its own full barrier) reads sq_pi once more, so
-		 * either it finds our WQEs or we see the flag.
-		 */
-		eri_full_barrier();
-		kick = eri_read_once32(&qp->dbrec->sq_need_kick);
-		if (kick)
-			sq->kicks++;
-		else
-			sq->kicks_skipped++;
-	}
+	if (sq->pi != start)
+		kick = eri_wq_publish(sq, &qp->dbrec->sq_pi,
+				      &qp->dbrec->sq_need_kick);
 out:
 	pthread_spin_unlock(&sq->lock);
 
 	/* The kick needs no lock: the WQEs are published already. */
 	if (kick) {
-		int kerr = eri_kick_sq(ibvqp);
+		int kerr = eri_wq_kick(ibvqp, sq, eri_kick_sq);
 
-		if (kerr) {
-			__atomic_fetch_add(&sq->kick_errors, 1,
-					   __ATOMIC_RELAXED);
-			/*
-			 * All WRs are queued; the device may not know.
-			 * Report the failure, with no WR to blame.
-			 */
-			if (!err) {
-				err = kerr;
-				*bad_wr = NULL;
-			}
+		/*
+		 * All WRs are queued; the device may not know.  Report the
+		 * failure, with no WR to blame.
+		 */
+		if (kerr && !err) {
+			err = kerr;
+			*bad_wr = NULL;
 		}
 	}
 
@@ -1064,32 +1084,20 @@ int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		rq->pi++;
 	}
 
-	if (rq->pi != start) {
-		/* The WQEs before the index that exposes them. */
-		udma_to_device_barrier();
-		eri_write_once32(&qp->dbrec->rq_pi, rq->pi);
-		/* The index before the flag, as for the send queue. */
-		eri_full_barrier();
-		kick = eri_read_once32(&qp->dbrec->rq_need_kick);
-		if (kick)
-			rq->kicks++;
-		else
-			rq->kicks_skipped++;
-	}
+	if (rq->pi != start)
+		kick = eri_wq_publish(rq, &qp->dbrec->rq_pi,
+				      &qp->dbrec->rq_need_kick);
 out:
 	pthread_spin_unlock(&rq->lock);
 
 	/* Only in ERR, so that the new WQEs are flushed. */
 	if (kick) {
-		int kerr = eri_kick_rq(ibvqp);
+		int kerr = eri_wq_kick(ibvqp, rq, eri_kick_rq);
 
-		if (kerr) {
-			__atomic_fetch_add(&rq->kick_errors, 1,
-					   __ATOMIC_RELAXED);
-			if (!err) {
-				err = kerr;
-				*bad_wr = NULL;
-			}
+		/* As for the send queue. */
+		if (kerr && !err) {
+			err = kerr;
+			*bad_wr = NULL;
 		}
 	}
 
