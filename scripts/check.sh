@@ -167,6 +167,13 @@ if [ -x scripts/rdma-core.sh ] || [ -f scripts/rdma-core.sh ]; then
 else
 	skip rdma-core "scripts/rdma-core.sh does not exist yet"
 fi
+# liberi's data path on plain memory, no VM (rdma-core/providers/eri/test):
+# built against the rdma-core tree of the step above.
+if [ "$rdma_ok" = 1 ]; then
+	run_step liberi-datapath - rdma-core/providers/eri/test/run.sh || true
+else
+	skip liberi-datapath "rdma-core did not build"
+fi
 
 if [ -n "${ERI_VM_TESTS:-}" ]; then
 	read -r -a tests <<<"$ERI_VM_TESTS"

@@ -640,6 +640,64 @@ int eri_destroy_qp(struct ibv_qp *ibvqp)
 
 /* Work requests */
 
+/* Encode @n scatter/gather entries at @sge. */
+static void eri_write_sges(struct eri_sge *sge, const struct ibv_sge *sg_list,
+			   int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = htole64(sg_list[i].addr);
+		sge[i].length = htole32(sg_list[i].length);
+		sge[i].lkey = htole32(sg_list[i].lkey);
+	}
+}
+
+/*
+ * Check a send WR's SGE list, or its inline data with @inl, against the
+ * QP's limits, and sum its lengths into *@total.  Return: 0 or EINVAL.
+ */
+static int eri_check_send_data(const struct eri_qp *qp,
+			       const struct ibv_send_wr *wr, bool inl,
+			       uint64_t *total)
+{
+	uint64_t sum = 0;
+	int i;
+
+	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
+		return EINVAL;
+	if (!inl && (uint32_t)wr->num_sge > qp->sq.max_sge)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		sum += wr->sg_list[i].length;
+	if (sum > (inl ? qp->max_inline_data : ERI_WQE_MAX_LENGTH))
+		return EINVAL;
+	*total = sum;
+	return 0;
+}
+
+/*
+ * Write a checked send WR's inline data (with @inl) or its SGEs at @dst.
+ * Return: the WQE header bits that say which: INLINE, or the SGE count.
+ */
+static uint32_t eri_write_send_data(void *dst, const struct ibv_send_wr *wr,
+				    bool inl)
+{
+	uint8_t *data = dst;
+	int i;
+
+	if (!inl) {
+		eri_write_sges(dst, wr->sg_list, wr->num_sge);
+		return FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
+	}
+	for (i = 0; i < wr->num_sge; i++) {
+		memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		data += wr->sg_list[i].length;
+	}
+	return ERI_SQ_WQE_HDR_INLINE;
+}
+
 /*
  * Write one UD send WQE at the SQ's producer index: the header, the AH's
  * address vector with the destination QPN and Q_Key, then the SGEs or the
@@ -655,7 +713,6 @@ static int eri_build_ud_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	uint32_t op, hdr = 0;
 	uint64_t total = 0;
 	bool inl;
-	int i;
 
 	if (eri_ring_used(sq->pi, sq->tail) >= sq->max_wr)
 		return ENOMEM;
@@ -668,29 +725,18 @@ static int eri_build_ud_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	if (!wr->wr.ud.ah || wr->wr.ud.remote_qpn >> ERI_QPN_BITS)
 		return EINVAL;
 	inl = wr->send_flags & IBV_SEND_INLINE;
-	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
-		return EINVAL;
-	if (!inl && (uint32_t)wr->num_sge > sq->max_sge)
-		return EINVAL;
-	for (i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
 	/* The device checks the length against the MTU. */
-	if (total > (inl ? qp->max_inline_data : ERI_WQE_MAX_LENGTH))
+	if (eri_check_send_data(qp, wr, inl, &total))
 		return EINVAL;
 
 	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
 		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
 	if (wr->send_flags & IBV_SEND_SOLICITED)
 		hdr |= ERI_SQ_WQE_HDR_SOLICITED;
-	if (inl)
-		hdr |= ERI_SQ_WQE_HDR_INLINE;
-	else
-		hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
 	hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
 
 	/* The slot is free: the device completed what it held. */
 	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
-	wqe->hdr = htole32(hdr);
 	wqe->length = htole32((uint32_t)total);
 	wqe->imm_data = op == ERI_SQ_OP_SEND_IMM ? wr->imm_data : 0;
 	wqe->inv_rkey = 0;
@@ -701,24 +747,8 @@ static int eri_build_ud_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	memcpy(av, &to_eri_ah(wr->wr.ud.ah)->av, sizeof(*av));
 	av->dest_qpn = htole32(wr->wr.ud.remote_qpn);
 	av->qkey = htole32(wr->wr.ud.remote_qkey);
-
-	if (inl) {
-		uint8_t *data = (uint8_t *)(av + 1);
-
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			data += wr->sg_list[i].length;
-		}
-	} else {
-		struct eri_sge *sge = (struct eri_sge *)(av + 1);
-
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = htole64(wr->sg_list[i].addr);
-			sge[i].length = htole32(wr->sg_list[i].length);
-			sge[i].lkey = htole32(wr->sg_list[i].lkey);
-		}
-	}
+	hdr |= eri_write_send_data(av + 1, wr, inl);
+	wqe->hdr = htole32(hdr);
 
 	sq->wr_id[slot] = wr->wr_id;
 
@@ -766,9 +796,7 @@ static int eri_build_atomic_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 		a->swap_add = htole64(wr->wr.atomic.compare_add);
 	}
 	sge = (struct eri_sge *)(a + 1);
-	sge->addr = htole64(wr->sg_list[0].addr);
-	sge->length = htole32(wr->sg_list[0].length);
-	sge->lkey = htole32(wr->sg_list[0].lkey);
+	eri_write_sges(sge, wr->sg_list, 1);
 
 	sq->wr_id[slot] = wr->wr_id;
 
@@ -785,7 +813,6 @@ static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	uint32_t op, hdr = 0;
 	uint64_t total = 0;
 	bool inl;
-	int i;
 
 	if (eri_ring_used(sq->pi, sq->tail) >= sq->max_wr)
 		return ENOMEM;
@@ -821,16 +848,10 @@ static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 		return EINVAL;
 
 	inl = wr->send_flags & IBV_SEND_INLINE;
-	if (wr->num_sge < 0 || (wr->num_sge && !wr->sg_list))
-		return EINVAL;
 	/* Inline data is what we send, so never for a READ. */
 	if (inl && op == ERI_SQ_OP_READ)
 		return EINVAL;
-	if (!inl && (uint32_t)wr->num_sge > sq->max_sge)
-		return EINVAL;
-	for (i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
-	if (total > (inl ? qp->max_inline_data : ERI_WQE_MAX_LENGTH))
+	if (eri_check_send_data(qp, wr, inl, &total))
 		return EINVAL;
 
 	if (wr->send_flags & IBV_SEND_SIGNALED || qp->sq_sig_all)
@@ -839,15 +860,10 @@ static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 		hdr |= ERI_SQ_WQE_HDR_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
 		hdr |= ERI_SQ_WQE_HDR_FENCE;
-	if (inl)
-		hdr |= ERI_SQ_WQE_HDR_INLINE;
-	else
-		hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
 	hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
 
 	/* The slot is free: the device completed what it held. */
 	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
-	wqe->hdr = htole32(hdr);
 	wqe->length = htole32((uint32_t)total);
 	wqe->imm_data = (op == ERI_SQ_OP_SEND_IMM ||
 			 op == ERI_SQ_OP_WRITE_IMM) ? wr->imm_data : 0;
@@ -862,24 +878,8 @@ static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 		wqe->rkey = 0;
 	}
 	wqe->reserved = 0;
-
-	if (inl) {
-		uint8_t *data = (uint8_t *)(wqe + 1);
-
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			data += wr->sg_list[i].length;
-		}
-	} else {
-		struct eri_sge *sge = (struct eri_sge *)(wqe + 1);
-
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = htole64(wr->sg_list[i].addr);
-			sge[i].length = htole32(wr->sg_list[i].length);
-			sge[i].lkey = htole32(wr->sg_list[i].lkey);
-		}
-	}
+	hdr |= eri_write_send_data(wqe + 1, wr, inl);
+	wqe->hdr = htole32(hdr);
 
 	sq->wr_id[slot] = wr->wr_id;
 
@@ -923,6 +923,43 @@ static int eri_kick_rq(struct ibv_qp *ibvqp)
 	return 0;
 }
 
+/* Ring the doorbell the device asked for; count a failure.  Return: errno. */
+static int eri_wq_kick(struct ibv_qp *ibvqp, struct eri_wq *wq,
+		       int (*kick)(struct ibv_qp *ibvqp))
+{
+	int err = kick(ibvqp);
+
+	if (err)
+		__atomic_fetch_add(&wq->kick_errors, 1, __ATOMIC_RELAXED);
+	return err;
+}
+
+/*
+ * Expose a work queue's new WQEs: write its producer index to @pi in the
+ * doorbell record, then read @need_kick.  Queue lock held.  Return: whether
+ * the device asked for a kick.
+ */
+static bool eri_wq_publish(struct eri_wq *wq, __le32 *pi, __le32 *need_kick)
+{
+	bool kick;
+
+	/* The WQEs before the index that exposes them. */
+	udma_to_device_barrier();
+	eri_write_once32(pi, wq->pi);
+	/*
+	 * The index before the flag: the device sets the flag, then (behind
+	 * its own full barrier) reads the index once more, so either it
+	 * finds our WQEs or we see the flag.
+	 */
+	eri_full_barrier();
+	kick = eri_read_once32(need_kick);
+	if (kick)
+		wq->kicks++;
+	else
+		wq->kicks_skipped++;
+	return kick;
+}
+
 int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -960,40 +997,23 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		sq->pi++;
 	}
 
-	if (sq->pi != start) {
-		/* The WQEs before the index that exposes them. */
-		udma_to_device_barrier();
-		eri_write_once32(&qp->dbrec->sq_pi, sq->pi);
-		/*
-		 * The index before the flag: the device sets the flag, then
-		 * (behind its own full barrier) reads sq_pi once more, so
-		 * either it finds our WQEs or we see the flag.
-		 */
-		eri_full_barrier();
-		kick = eri_read_once32(&qp->dbrec->sq_need_kick);
-		if (kick)
-			sq->kicks++;
-		else
-			sq->kicks_skipped++;
-	}
+	if (sq->pi != start)
+		kick = eri_wq_publish(sq, &qp->dbrec->sq_pi,
+				      &qp->dbrec->sq_need_kick);
 out:
 	pthread_spin_unlock(&sq->lock);
 
 	/* The kick needs no lock: the WQEs are published already. */
 	if (kick) {
-		int kerr = eri_kick_sq(ibvqp);
+		int kerr = eri_wq_kick(ibvqp, sq, eri_kick_sq);
 
-		if (kerr) {
-			__atomic_fetch_add(&sq->kick_errors, 1,
-					   __ATOMIC_RELAXED);
-			/*
-			 * All WRs are queued; the device may not know.
-			 * Report the failure, with no WR to blame.
-			 */
-			if (!err) {
-				err = kerr;
-				*bad_wr = NULL;
-			}
+		/*
+		 * All WRs are queued; the device may not know.  Report the
+		 * failure, with no WR to blame.
+		 */
+		if (kerr && !err) {
+			err = kerr;
+			*bad_wr = NULL;
 		}
 	}
 
@@ -1006,7 +1026,6 @@ static int eri_build_recv_wqe(struct eri_qp *qp, const struct ibv_recv_wr *wr)
 	struct eri_wq *rq = &qp->rq;
 	uint32_t slot = eri_ring_slot(rq->pi, rq->depth_log);
 	struct eri_rq_wqe_hdr *wqe;
-	struct eri_sge *sge;
 	uint64_t total = 0;
 	int i;
 
@@ -1024,12 +1043,7 @@ static int eri_build_recv_wqe(struct eri_qp *qp, const struct ibv_recv_wr *wr)
 	wqe = (void *)((uint8_t *)rq->ring + ((size_t)slot << ERI_RQ_WQE_SHIFT));
 	wqe->hdr = htole32(FIELD_PREP(ERI_RQ_WQE_HDR_NUM_SGE, wr->num_sge));
 	memset(wqe->reserved, 0, sizeof(wqe->reserved));
-	sge = (struct eri_sge *)(wqe + 1);
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = htole64(wr->sg_list[i].addr);
-		sge[i].length = htole32(wr->sg_list[i].length);
-		sge[i].lkey = htole32(wr->sg_list[i].lkey);
-	}
+	eri_write_sges((struct eri_sge *)(wqe + 1), wr->sg_list, wr->num_sge);
 
 	rq->wr_id[slot] = wr->wr_id;
 
@@ -1064,32 +1078,20 @@ int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		rq->pi++;
 	}
 
-	if (rq->pi != start) {
-		/* The WQEs before the index that exposes them. */
-		udma_to_device_barrier();
-		eri_write_once32(&qp->dbrec->rq_pi, rq->pi);
-		/* The index before the flag, as for the send queue. */
-		eri_full_barrier();
-		kick = eri_read_once32(&qp->dbrec->rq_need_kick);
-		if (kick)
-			rq->kicks++;
-		else
-			rq->kicks_skipped++;
-	}
+	if (rq->pi != start)
+		kick = eri_wq_publish(rq, &qp->dbrec->rq_pi,
+				      &qp->dbrec->rq_need_kick);
 out:
 	pthread_spin_unlock(&rq->lock);
 
 	/* Only in ERR, so that the new WQEs are flushed. */
 	if (kick) {
-		int kerr = eri_kick_rq(ibvqp);
+		int kerr = eri_wq_kick(ibvqp, rq, eri_kick_rq);
 
-		if (kerr) {
-			__atomic_fetch_add(&rq->kick_errors, 1,
-					   __ATOMIC_RELAXED);
-			if (!err) {
-				err = kerr;
-				*bad_wr = NULL;
-			}
+		/* As for the send queue. */
+		if (kerr && !err) {
+			err = kerr;
+			*bad_wr = NULL;
 		}
 	}
 

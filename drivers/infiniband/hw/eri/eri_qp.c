@@ -797,6 +797,45 @@ static bool eri_wq_full_locked(struct eri_wq *wq)
 	       BIT(wq->depth_log);
 }
 
+/* Encode @n scatter/gather entries at @sge. */
+static void eri_sges_encode(struct eri_sge *sge, const struct ib_sge *sg_list,
+			    int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = cpu_to_le64(sg_list[i].addr);
+		sge[i].length = cpu_to_le32(sg_list[i].length);
+		sge[i].lkey = cpu_to_le32(sg_list[i].lkey);
+	}
+}
+
+/**
+ * eri_sq_wqe_data - write a send WQE's inline data or its SGEs
+ * @wr: the work request, its SGE count and lengths checked already
+ * @inl: whether its data goes inline
+ * @dst: where the data or the SGEs start in the WQE
+ *
+ * Return: the WQE header bits that say which: INLINE, or the SGE count.
+ */
+u32 eri_sq_wqe_data(const struct ib_send_wr *wr, bool inl, void *dst)
+{
+	u8 *data = dst;
+	int i;
+
+	if (!inl) {
+		eri_sges_encode(dst, wr->sg_list, wr->num_sge);
+		return FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
+	}
+	/* Kernel consumers pass kernel virtual addresses inline. */
+	for (i = 0; i < wr->num_sge; i++) {
+		memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
+		       wr->sg_list[i].length);
+		data += wr->sg_list[i].length;
+	}
+	return ERI_SQ_WQE_HDR_INLINE;
+}
+
 static int eri_sq_opcode(enum ib_wr_opcode opcode)
 {
 	switch (opcode) {
@@ -927,9 +966,7 @@ static int eri_sq_atomic_wqe_build(struct eri_qp *qp,
 	} else {
 		a->swap_add = cpu_to_le64(aw->compare_add);
 	}
-	sge->addr = cpu_to_le64(wr->sg_list[0].addr);
-	sge->length = cpu_to_le32(wr->sg_list[0].length);
-	sge->lkey = cpu_to_le32(wr->sg_list[0].lkey);
+	eri_sges_encode(sge, wr->sg_list, 1);
 	h->hdr = cpu_to_le32(hdr);
 	return 0;
 }
@@ -987,26 +1024,7 @@ static int eri_sq_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
 		break;
 	}
 
-	if (inl) {
-		u8 *data = (u8 *)(h + 1);
-
-		hdr |= ERI_SQ_WQE_HDR_INLINE;
-		/* Kernel consumers pass kernel virtual addresses inline. */
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			data += wr->sg_list[i].length;
-		}
-	} else {
-		struct eri_sge *sge = (struct eri_sge *)(h + 1);
-
-		hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-		}
-	}
+	hdr |= eri_sq_wqe_data(wr, inl, h + 1);
 	h->hdr = cpu_to_le32(hdr);
 	return 0;
 }
@@ -1107,11 +1125,7 @@ static int eri_rq_wqe_build(struct eri_qp *qp, const struct ib_recv_wr *wr,
 		return -EINVAL;
 
 	memset(wqe, 0, ERI_RQ_WQE_SIZE);
-	for (i = 0; i < wr->num_sge; i++) {
-		sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-		sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-		sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-	}
+	eri_sges_encode(sge, wr->sg_list, wr->num_sge);
 	h->hdr = cpu_to_le32(FIELD_PREP(ERI_RQ_WQE_HDR_NUM_SGE, wr->num_sge));
 	return 0;
 }

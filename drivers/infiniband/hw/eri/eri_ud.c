@@ -170,26 +170,7 @@ int eri_ud_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
 	av->dest_qpn = cpu_to_le32(ud->remote_qpn);
 	av->qkey = cpu_to_le32(ud->remote_qkey);
 
-	if (inl) {
-		u8 *data = (u8 *)(av + 1);
-
-		hdr |= ERI_SQ_WQE_HDR_INLINE;
-		/* Kernel consumers pass kernel virtual addresses inline. */
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(data, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			data += wr->sg_list[i].length;
-		}
-	} else {
-		struct eri_sge *sge = (struct eri_sge *)(av + 1);
-
-		hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, wr->num_sge);
-		for (i = 0; i < wr->num_sge; i++) {
-			sge[i].addr = cpu_to_le64(wr->sg_list[i].addr);
-			sge[i].length = cpu_to_le32(wr->sg_list[i].length);
-			sge[i].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-		}
-	}
+	hdr |= eri_sq_wqe_data(wr, inl, av + 1);
 	h->hdr = cpu_to_le32(hdr);
 	return 0;
 }

@@ -566,6 +566,97 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 }
 
 /**
+ * eri_sim_sq_fetch_locked - copy the next WQE out of the send queue
+ * @qp: the QP
+ * @idle: nothing in flight will run the requester again: with the queue
+ *	empty, the producer must kick
+ * @raw: where the WQE goes, ERI_SQ_WQE_SIZE bytes
+ *
+ * qp->lock held.  Advances sq_fetch past the WQE.
+ *
+ * Return: the WQE's slot; -ENOENT when the queue is empty (sq_need_kick is
+ * then set if @idle), -EINVAL when sq_pi is broken (the QP is then in ERR).
+ */
+int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw)
+{
+	u32 slot;
+	u16 pi;
+
+	lockdep_assert_held(&qp->lock);
+	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
+	if (pi == qp->sq_fetch) {
+		/*
+		 * With packets in flight an ACK (or the timer) runs the
+		 * requester again and it looks at sq_pi then: the producer
+		 * need not kick.  Only an idle device asks for a kick.
+		 */
+		if (!idle)
+			return -ENOENT;
+		WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
+		/*
+		 * The flag before the index: pairs with the producer's full
+		 * barrier between writing sq_pi and reading the flag.
+		 */
+		smp_mb();
+		pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
+		if (pi == qp->sq_fetch)
+			return -ENOENT;
+		WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
+	}
+	if (eri_ring_used(pi, qp->sq_comp) > (1U << qp->sq_depth_log)) {
+		/* The producer claims more WQEs than the ring holds. */
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+		return -EINVAL;
+	}
+	/* The index before the WQE; pairs with the producer's write barrier. */
+	dma_rmb();
+	slot = eri_ring_slot(qp->sq_fetch, qp->sq_depth_log);
+	memcpy(raw, qp->sq + ((size_t)slot << ERI_SQ_WQE_SHIFT),
+	       ERI_SQ_WQE_SIZE);
+	qp->sq_fetch++;
+	return slot;
+}
+
+/**
+ * eri_sim_rq_read_locked - copy a receive WQE out of the ring, decode it
+ * @qp: the QP
+ * @idx: the WQE's index, below the rq_pi the caller has read and checked
+ * @r: where it goes
+ *
+ * qp->lock held.
+ *
+ * Return: 0, or -EINVAL when the WQE is malformed.
+ */
+int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
+			   struct eri_sim_rwqe *r)
+{
+	u8 raw[ERI_RQ_WQE_SIZE];
+	const struct eri_rq_wqe_hdr *h = (const void *)raw;
+	const struct eri_sge *sge = (const void *)(h + 1);
+	u64 total = 0;
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	/* The index before the WQE; pairs with the producer's write barrier. */
+	dma_rmb();
+	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(idx, qp->rq_depth_log) <<
+			      ERI_RQ_WQE_SHIFT), sizeof(raw));
+	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
+	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
+		return -EINVAL;
+	for (i = 0; i < r->num_sge; i++) {
+		r->sge[i].addr = le64_to_cpu(sge[i].addr);
+		r->sge[i].length = le32_to_cpu(sge[i].length);
+		r->sge[i].lkey = le32_to_cpu(sge[i].lkey);
+		total += r->sge[i].length;
+	}
+	if (total > ERI_SIM_MAX_MSG_LEN)
+		return -EINVAL;
+	r->length = total;
+	return 0;
+}
+
+/**
  * eri_sim_sgl_copy - copy between a buffer and a scatter/gather list
  * @qp: the QP whose PD the keys must belong to
  * @sge: the list

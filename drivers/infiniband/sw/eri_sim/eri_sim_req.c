@@ -215,43 +215,14 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
  */
 static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp)
 {
+	bool idle = !eri_sim_sb_span(&qp->sb) && !qp->rnr_wait;
 	u8 raw[ERI_SQ_WQE_SIZE];
-	u16 pi;
+	int slot;
 
-	lockdep_assert_held(&qp->lock);
-	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
-	if (pi == qp->sq_fetch) {
-		/*
-		 * With packets in flight an ACK (or the timer) runs the
-		 * requester again and it looks at sq_pi then: the producer
-		 * need not kick.  Only an idle device asks for a kick.
-		 */
-		if (eri_sim_sb_span(&qp->sb) || qp->rnr_wait)
-			return false;
-		WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
-		/*
-		 * The flag before the index: pairs with the producer's full
-		 * barrier between writing sq_pi and reading the flag.
-		 */
-		smp_mb();
-		pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
-		if (pi == qp->sq_fetch)
-			return false;
-		WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
-	}
-	if (eri_ring_used(pi, qp->sq_comp) > (1U << qp->sq_depth_log)) {
-		/* The producer claims more WQEs than the ring holds. */
-		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+	slot = eri_sim_sq_fetch_locked(qp, idle, raw);
+	if (slot < 0)
 		return false;
-	}
-	/* The index before the WQE; pairs with the producer's write barrier. */
-	dma_rmb();
-	memcpy(raw, qp->sq + ((size_t)eri_ring_slot(qp->sq_fetch,
-						    qp->sq_depth_log) <<
-			      ERI_SQ_WQE_SHIFT), sizeof(raw));
-	eri_sim_req_decode(&qp->swqe[eri_ring_slot(qp->sq_fetch,
-						   qp->sq_depth_log)], raw);
-	qp->sq_fetch++;
+	eri_sim_req_decode(&qp->swqe[slot], raw);
 	return true;
 }
 

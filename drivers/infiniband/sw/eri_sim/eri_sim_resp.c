@@ -62,12 +62,8 @@ static struct eri_sim_rwqe *eri_sim_resp_rwqe(struct eri_sim_qp *qp, u16 idx)
 static int eri_sim_resp_take_one_locked(struct eri_sim_qp *qp)
 {
 	struct eri_sim_rwqe *r = eri_sim_resp_rwqe(qp, qp->rq_take);
-	u8 raw[ERI_RQ_WQE_SIZE];
-	const struct eri_rq_wqe_hdr *h = (const void *)raw;
-	const struct eri_sge *sge = (const void *)(h + 1);
-	u64 total = 0;
+	int ret;
 	u16 pi;
-	u32 i;
 
 	lockdep_assert_held(&qp->lock);
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
@@ -79,25 +75,11 @@ static int eri_sim_resp_take_one_locked(struct eri_sim_qp *qp)
 		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 		return -EINVAL;
 	}
-	/* The index before the WQE; pairs with the producer's write barrier. */
-	dma_rmb();
-	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(qp->rq_take,
-						    qp->rq_depth_log) <<
-			      ERI_RQ_WQE_SHIFT), sizeof(raw));
 	memset(r, 0, sizeof(*r));
+	ret = eri_sim_rq_read_locked(qp, qp->rq_take, r);
 	qp->rq_take++;
-	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
-	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
+	if (ret)
 		goto err_bad_wqe;
-	for (i = 0; i < r->num_sge; i++) {
-		r->sge[i].addr = le64_to_cpu(sge[i].addr);
-		r->sge[i].length = le32_to_cpu(sge[i].length);
-		r->sge[i].lkey = le32_to_cpu(sge[i].lkey);
-		total += r->sge[i].length;
-	}
-	if (total > ERI_SIM_MAX_MSG_LEN)
-		goto err_bad_wqe;
-	r->length = total;
 	return 1;
 
 err_bad_wqe:

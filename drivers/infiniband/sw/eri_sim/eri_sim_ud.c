@@ -145,34 +145,14 @@ static bool eri_sim_ud_fetch_locked(struct eri_sim_qp *qp,
 				    struct eri_sim_ud_wqe *ud)
 {
 	u8 raw[ERI_SQ_WQE_SIZE];
-	u32 slot;
-	u16 pi;
+	int slot;
 
-	pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
-	if (pi == qp->sq_fetch) {
-		WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
-		/*
-		 * The flag before the index: pairs with the producer's full
-		 * barrier between writing sq_pi and reading the flag.
-		 */
-		smp_mb();
-		pi = le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi));
-		if (pi == qp->sq_fetch)
-			return false;
-		WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
-	}
-	if (eri_ring_used(pi, qp->sq_comp) > (1U << qp->sq_depth_log)) {
-		/* The producer claims more WQEs than the ring holds. */
-		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+	/* Nothing is ever in flight: an empty queue asks for a kick. */
+	slot = eri_sim_sq_fetch_locked(qp, true, raw);
+	if (slot < 0)
 		return false;
-	}
-	/* The index before the WQE; pairs with the producer's write barrier. */
-	dma_rmb();
-	slot = eri_ring_slot(qp->sq_fetch, qp->sq_depth_log);
-	memcpy(raw, qp->sq + ((size_t)slot << ERI_SQ_WQE_SHIFT), sizeof(raw));
 	*w = &qp->swqe[slot];
 	eri_sim_ud_decode(qp, *w, ud, raw);
-	qp->sq_fetch++;
 	return true;
 }
 
@@ -274,12 +254,7 @@ void eri_sim_ud_run_locked(struct eri_sim_qp *qp)
 static int eri_sim_ud_take_rwqe_locked(struct eri_sim_qp *qp,
 				       struct eri_sim_rwqe *r)
 {
-	u8 raw[ERI_RQ_WQE_SIZE];
-	const struct eri_rq_wqe_hdr *h = (const void *)raw;
-	const struct eri_sge *sge = (const void *)(h + 1);
-	u64 total = 0;
 	u16 pi;
-	u32 i;
 
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
 	if (pi == qp->rq_ci)
@@ -288,23 +263,8 @@ static int eri_sim_ud_take_rwqe_locked(struct eri_sim_qp *qp,
 		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 		return -EINVAL;
 	}
-	/* The index before the WQE; pairs with the producer's write barrier. */
-	dma_rmb();
-	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(qp->rq_ci,
-						    qp->rq_depth_log) <<
-			      ERI_RQ_WQE_SHIFT), sizeof(raw));
-	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
-	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
+	if (eri_sim_rq_read_locked(qp, qp->rq_ci, r))
 		goto err_bad_wqe;
-	for (i = 0; i < r->num_sge; i++) {
-		r->sge[i].addr = le64_to_cpu(sge[i].addr);
-		r->sge[i].length = le32_to_cpu(sge[i].length);
-		r->sge[i].lkey = le32_to_cpu(sge[i].lkey);
-		total += r->sge[i].length;
-	}
-	if (total > ERI_SIM_MAX_MSG_LEN)
-		goto err_bad_wqe;
-	r->length = total;
 	return 1;
 
 err_bad_wqe:

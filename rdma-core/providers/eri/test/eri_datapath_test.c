@@ -3,12 +3,14 @@
  * Standalone test of liberi's data path without a device: it compiles
  * eri_verbs.c in, builds a CQ and a QP on plain memory, plays the device by
  * reading WQEs and writing CQEs, and checks the encodings of eri_hw.h
- * byte for byte.  The kick system calls are replaced by counters.
+ * byte for byte.  The command file the kicks go to is a socket the test
+ * reads them from.
  *
  * Built and run by test/run.sh against the rdma-core tree of
  * scripts/rdma-core.sh.
  */
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "../eri_verbs.c"
 
@@ -23,27 +25,53 @@ static int failures;
 		}							\
 	} while (0)
 
-/* The kicks: a zero-WR POST_SEND / POST_RECV. */
-static int kicks_send, kicks_recv, kick_ret;
+/*
+ * The kicks: liberi writes a POST_SEND or POST_RECV command carrying no work
+ * request to the context's command file.  Here that is one end of a
+ * datagram socket pair; the test reads the commands from the other end,
+ * checks them and counts them.
+ */
+#define QP_HANDLE	0x5a5a
+static int cmd_fd, kick_fd, kicks_send, kicks_recv;
 
-int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		      struct ibv_send_wr **bad_wr)
+static void take_kicks(void)
 {
-	CHECK(wr == NULL);
-	kicks_send++;
-	if (kick_ret)
-		*bad_wr = wr;
-	return kick_ret;
-}
+	union {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ibv_post_send send;
+		struct ibv_post_recv recv;
+		uint8_t raw[256];
+	} cmd;
+	ssize_t n;
 
-int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		      struct ibv_recv_wr **bad_wr)
-{
-	CHECK(wr == NULL);
-	kicks_recv++;
-	if (kick_ret)
-		*bad_wr = wr;
-	return kick_ret;
+	while ((n = recv(kick_fd, &cmd, sizeof(cmd), MSG_DONTWAIT)) >= 0) {
+		CHECK(n == sizeof(cmd.send) && n == sizeof(cmd.recv) &&
+		      cmd.hdr.in_words * 4 == n);
+		switch (cmd.hdr.command) {
+		case IB_USER_VERBS_CMD_POST_SEND:
+			CHECK(cmd.hdr.out_words * 4 ==
+			      sizeof(struct ib_uverbs_post_send_resp));
+			CHECK(cmd.send.response && cmd.send.qp_handle == QP_HANDLE);
+			CHECK(cmd.send.wr_count == 0 && cmd.send.sge_count == 0);
+			CHECK(cmd.send.wqe_size ==
+			      sizeof(struct ib_uverbs_send_wr));
+			kicks_send++;
+			break;
+		case IB_USER_VERBS_CMD_POST_RECV:
+			CHECK(cmd.hdr.out_words * 4 ==
+			      sizeof(struct ib_uverbs_post_recv_resp));
+			CHECK(cmd.recv.response && cmd.recv.qp_handle == QP_HANDLE);
+			CHECK(cmd.recv.wr_count == 0 && cmd.recv.sge_count == 0);
+			CHECK(cmd.recv.wqe_size ==
+			      sizeof(struct ib_uverbs_recv_wr));
+			kicks_recv++;
+			break;
+		default:
+			CHECK(!"a kick is POST_SEND or POST_RECV");
+			break;
+		}
+	}
+	CHECK(errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
 #define CQ_DEPTH_LOG	3
@@ -58,7 +86,13 @@ static uint16_t dev_cq_pi;	/* the "device's" CQ producer index */
 
 static void setup(void)
 {
+	int sv[2];
+
 	ctx = calloc(1, sizeof(*ctx));
+	CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0);
+	cmd_fd = sv[0];
+	ctx->ibvctx.context.cmd_fd = cmd_fd;
+	kick_fd = sv[1];
 	ctx->dev_caps = ERI_UCTX_CAP_IMM;
 	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
 
@@ -74,6 +108,7 @@ static void setup(void)
 	qp->ibvqp.send_cq = &cq->ibvcq;
 	qp->ibvqp.recv_cq = &cq->ibvcq;
 	qp->ibvqp.qp_num = QPN;
+	qp->ibvqp.handle = QP_HANDLE;
 	qp->ibvqp.state = IBV_QPS_RTS;
 	qp->qpn = QPN;
 	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
@@ -184,6 +219,8 @@ static void test_send(void)
 	bad = NULL;
 	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == 0);
 	CHECK(qp->sq.pi == 2 && le32toh(qp->dbrec->sq_pi) == 2);
+	/* The device did not ask for a kick: none. */
+	take_kicks();
 	CHECK(qp->sq.kicks_skipped == 1 && kicks_send == 0);
 
 	w = sq_wqe(0);
@@ -202,7 +239,11 @@ static void test_send(void)
 	CHECK(rd32(w + 24) == 0x4242);
 	CHECK(memcmp(w + 32, inl, 10) == 0);
 
-	/* Malformed WRs fail one by one, nothing posted. */
+	/*
+	 * Malformed WRs fail one by one, nothing posted, and with nothing
+	 * new in the SQ no kick, even though the device asks for one.
+	 */
+	qp->dbrec->sq_need_kick = htole32(1);
 	memset(&wr[2], 0, sizeof(wr[2]));
 	wr[2].opcode = IBV_WR_RDMA_READ;
 	wr[2].send_flags = IBV_SEND_INLINE;
@@ -220,9 +261,15 @@ static void test_send(void)
 	wr[2].send_flags = IBV_SEND_INLINE;
 	wr[2].sg_list = sge;
 	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL);
-	CHECK(qp->sq.pi == 2);
+	CHECK(qp->sq.pi == 2 && le32toh(qp->dbrec->sq_pi) == 2);
+	take_kicks();
+	CHECK(kicks_send == 0 && qp->sq.kicks == 0 &&
+	      qp->sq.kicks_skipped == 1);
 
-	/* The third and fourth fit, the fifth finds the SQ full. */
+	/*
+	 * The third and fourth fit, the fifth finds the SQ full; the device
+	 * asks for a kick: one for the call, after the index moved.
+	 */
 	sge[0].length = 100;
 	wr[2].send_flags = 0;
 	wr[2].wr_id = 102;
@@ -232,10 +279,11 @@ static void test_send(void)
 	wr[3].next = &wr[4];
 	wr[4] = wr[2];
 	wr[4].next = NULL;
-	qp->dbrec->sq_need_kick = htole32(1);
 	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == ENOMEM &&
 	      bad == &wr[4]);
-	CHECK(qp->sq.pi == 4 && kicks_send == 1 && qp->sq.kicks == 1);
+	take_kicks();
+	CHECK(qp->sq.pi == 4 && le32toh(qp->dbrec->sq_pi) == 4);
+	CHECK(kicks_send == 1 && qp->sq.kicks == 1 && kicks_recv == 0);
 
 	/* SQ CQEs: 0 (signaled), then 3 retires 1, 2 and 3. */
 	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, 0, 128, 0, 0);
@@ -246,12 +294,17 @@ static void test_send(void)
 	CHECK(wc[1].wr_id == 103 && qp->sq.tail == 4);
 	CHECK(le32toh(cq->dbrec->ci) == 2);
 
-	/* A failed kick is reported with no WR to blame. */
-	kick_ret = EIO;
+	/*
+	 * A failed kick (here the command file is not open) is reported
+	 * with no WR to blame; the WR stays posted.
+	 */
+	ctx->ibvctx.context.cmd_fd = -1;
 	wr[4].wr_id = 104;
-	CHECK(eri_post_send(&qp->ibvqp, &wr[4], &bad) == EIO && bad == NULL);
-	CHECK(qp->sq.kick_errors == 1 && qp->sq.pi == 5);
-	kick_ret = 0;
+	bad = &wr[0];
+	CHECK(eri_post_send(&qp->ibvqp, &wr[4], &bad) == EBADF && bad == NULL);
+	CHECK(qp->sq.kick_errors == 1 && qp->sq.kicks == 2 &&
+	      qp->sq.pi == 5 && le32toh(qp->dbrec->sq_pi) == 5);
+	ctx->ibvctx.context.cmd_fd = cmd_fd;
 	qp->dbrec->sq_need_kick = 0;
 
 	/* An error CQE, then a stale one (index not outstanding). */
@@ -267,6 +320,91 @@ static void test_send(void)
 	qp->ibvqp.state = IBV_QPS_RTR;
 	CHECK(eri_post_send(&qp->ibvqp, &wr[4], &bad) == EINVAL);
 	qp->ibvqp.state = IBV_QPS_RTS;
+}
+
+static void test_ud(void)
+{
+	char inl[5] = "abcde";
+	struct ibv_sge sge[4] = {
+		{ .addr = 0x2000, .length = 10, .lkey = 0x11 },
+		{ .addr = 0x3000, .length = 20, .lkey = 0x22 },
+		{ .addr = (uintptr_t)inl, .length = 5 },
+	};
+	struct eri_ah ah = {};
+	struct ibv_send_wr wr[2] = {}, *bad;
+	uint16_t idx = qp->sq.pi;
+	struct ibv_wc wc;
+	uint8_t *w;
+	int i;
+
+	qp->ud = true;
+	qp->max_inline_data = ERI_SQ_UD_MAX_INLINE;
+	qp->sq.max_sge = ERI_SQ_UD_MAX_SGE;
+	for (i = 0; i < 16; i++)
+		ah.av.dgid[i] = i;
+	ah.av.hop_limit = 64;
+
+	wr[0].wr_id = 200;
+	wr[0].opcode = IBV_WR_SEND;
+	wr[0].send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	wr[0].sg_list = sge;
+	wr[0].num_sge = 2;
+	wr[0].wr.ud.ah = &ah.ibvah;
+	wr[0].wr.ud.remote_qpn = 0x654321;
+	wr[0].wr.ud.remote_qkey = 0x11223344;
+	wr[0].next = &wr[1];
+	wr[1] = wr[0];
+	wr[1].wr_id = 201;
+	wr[1].opcode = IBV_WR_SEND_WITH_IMM;
+	wr[1].send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED;
+	wr[1].imm_data = htobe32(0x0a0b0c0d);
+	wr[1].sg_list = &sge[2];
+	wr[1].num_sge = 1;
+	wr[1].next = NULL;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == 0);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 2));
+
+	/* Header, AV (FENCE is not for UD), then the SGEs or the data. */
+	w = sq_wqe(idx);
+	CHECK(rd32(w) == (ERI_SQ_OP_SEND | 0x100 | 2 << 16));
+	CHECK(rd32(w + 4) == 30 && rd32(w + 8) == 0);
+	CHECK(w[32] == 0 && w[47] == 15 && rd32(w + 64) == 0x654321 &&
+	      rd32(w + 68) == 0x11223344 && w[76] == 64);
+	CHECK(rd64(w + 80) == 0x2000 && rd32(w + 88) == 10 &&
+	      rd32(w + 92) == 0x11);
+	CHECK(rd64(w + 96) == 0x3000 && rd32(w + 104) == 20 &&
+	      rd32(w + 108) == 0x22);
+	w = sq_wqe(idx + 1);
+	CHECK(rd32(w) == (ERI_SQ_OP_SEND_IMM | 0x200 | 0x800));
+	CHECK(rd32(w + 4) == 5);
+	CHECK(w[8] == 0x0a && w[9] == 0x0b && w[10] == 0x0c && w[11] == 0x0d);
+	CHECK(rd32(w + 64) == 0x654321 && memcmp(w + 80, inl, 5) == 0);
+
+	/* Not a UD opcode; too much inline data; too many SGEs; no AH. */
+	wr[0].next = NULL;
+	wr[0].opcode = IBV_WR_RDMA_WRITE;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL && bad == wr);
+	wr[0].opcode = IBV_WR_SEND;
+	sge[0].length = ERI_SQ_UD_MAX_INLINE + 1;
+	wr[0].send_flags = IBV_SEND_INLINE;
+	wr[0].num_sge = 1;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	sge[0].length = 10;
+	wr[0].send_flags = 0;
+	wr[0].num_sge = ERI_SQ_UD_MAX_SGE + 1;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	wr[0].num_sge = 1;
+	wr[0].wr.ud.ah = NULL;
+	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 2));
+
+	/* Both complete; back to RC. */
+	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, idx + 1, 5, 0, 0);
+	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1 && wc.wr_id == 201 &&
+	      qp->sq.tail == qp->sq.pi);
+	qp->ud = false;
+	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
+	qp->sq.max_sge = ERI_SQ_WQE_MAX_SGE;
 }
 
 static void test_recv(void)
@@ -328,7 +466,10 @@ static void test_recv(void)
 		}
 		CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
 	}
-	CHECK(qp->rq.kicks_skipped == 40 && kicks_recv == 0);
+	/* Receive queues need no kick while the QP works. */
+	take_kicks();
+	CHECK(qp->rq.kicks_skipped == 40 && kicks_recv == 0 &&
+	      qp->rq.kicks == 0);
 
 	/* Full RQ; then the kick in ERR. */
 	for (i = 0; i < 4; i++)
@@ -339,7 +480,9 @@ static void test_recv(void)
 	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1 &&
 	      wc.status == IBV_WC_WR_FLUSH_ERR);
 	qp->dbrec->rq_need_kick = htole32(1);
-	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0 && kicks_recv == 1);
+	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
+	take_kicks();
+	CHECK(kicks_recv == 1 && qp->rq.kicks == 1 && kicks_send == 1);
 	qp->dbrec->rq_need_kick = 0;
 
 	/* RESET starts the queues over; old CQEs are dropped. */
@@ -376,6 +519,7 @@ int main(void)
 	setup();
 	test_layout();
 	test_send();
+	test_ud();
 	test_recv();
 	test_arm();
 	if (failures) {

@@ -12,10 +12,11 @@ base=${ERI_CACHE:-/var/cache/eri}/rdma-core/56.1
 build=$base/build
 
 # 1. eri_hw.h against the kernel headers: each ERI_ define and enum value
-# of ours must read the same there (whitespace aside).
+# of ours must read the same there (whitespace aside).  An enumerator is
+# "NAME = value,"; "NAME == ..." in a static_assert is not one.
 defs() {
 	sed -n -E 's/^#define[[:space:]]+(ERI_[A-Z0-9_]+)[[:space:]]+([^/]*[^/[:space:]]).*/\1 \2/p;
-		   s/^[[:space:]]+(ERI_[A-Z0-9_]+)[[:space:]]*=[[:space:]]*([^,]+),.*/\1 \2/p' "$@" |
+		   s/^[[:space:]]+(ERI_[A-Z0-9_]+)[[:space:]]*=[[:space:]]*([^=,[:space:]][^,]*),.*/\1 \2/p' "$@" |
 		sort
 }
 kernel=$(defs "$top/include/linux/eri/eri_io_defs.h" "$top/include/linux/eri/eri_ring.h")
@@ -38,8 +39,7 @@ echo "eri_hw.h matches include/linux/eri"
 	{ echo "run scripts/rdma-core.sh first" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# eri.c is not compiled in; the test's definitions of the kick commands
-# take precedence over libibverbs' own.
+# eri.c is not compiled in; eri_verbs.c is, by the test.
 gcc -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare -Wno-unused-parameter \
 	-Werror -I"$build/include" \
 	-o "$out/eri_datapath_test" "$here/eri_datapath_test.c" \
