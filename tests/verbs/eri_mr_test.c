@@ -38,6 +38,7 @@ int main(int argc, char **argv)
 {
 	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
+	struct ibv_device_attr dattr = {};
 	struct ibv_mr *mrs[8], *mr, *again;
 	struct ibv_pd *pd;
 	size_t sizes[] = { 1, 4096, 10000, 8 << 20 };
@@ -56,6 +57,8 @@ int main(int argc, char **argv)
 	CHECK(ctx, "open %s", argv[1]);
 	if (!ctx)
 		return 1;
+	CHECK(!ibv_query_device(ctx, &dattr), "query device (atomic_cap %d)",
+	      dattr.atomic_cap);
 	pd = ibv_alloc_pd(ctx);
 	CHECK(pd, "alloc PD");
 	if (!pd)
@@ -99,10 +102,21 @@ int main(int argc, char **argv)
 	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_REMOTE_WRITE);
 	CHECK(!mr && errno == EINVAL,
 	      "remote write without local write is refused (errno %d)", errno);
+	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_REMOTE_ATOMIC);
+	CHECK(!mr && errno == EINVAL,
+	      "remote atomic without local write is refused (errno %d)", errno);
+	/* Remote atomics: granted where the device has them, refused else. */
 	mr = ibv_reg_mr(pd, buf, 4096,
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
-	CHECK(!mr && errno == EOPNOTSUPP,
-	      "remote atomic is refused: no atomics (errno %d)", errno);
+	if (dattr.atomic_cap != IBV_ATOMIC_NONE) {
+		CHECK(mr, "remote atomic is granted (atomic_cap %d)",
+		      dattr.atomic_cap);
+		if (mr)
+			CHECK(!ibv_dereg_mr(mr), "deregister the atomic region");
+	} else {
+		CHECK(!mr && errno == EOPNOTSUPP,
+		      "remote atomic is refused: no atomics (errno %d)", errno);
+	}
 	mr = ibv_reg_mr(pd, (void *)4096, 4096, rw);
 	CHECK(!mr && errno == EFAULT, "unmapped memory is refused (errno %d)",
 	      errno);
