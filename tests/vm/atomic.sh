@@ -25,29 +25,6 @@ prefix=${ERI_RDMA_CORE:?run through vm-run --rdma-core}
 src=$(dirname "$0")/../verbs/eri_atomic_test.c
 bin=$(mktemp -d)/eri_atomic_test
 
-# netem ARGS...: the same fault on both ends; no arguments: no fault.
-netem() {
-	in0 tc qdisc del dev veA root 2>/dev/null
-	in1 tc qdisc del dev veB root 2>/dev/null
-	[ $# -eq 0 ] && return 0
-	in0 tc qdisc add dev veA root netem "$@" &&
-		in1 tc qdisc add dev veB root netem "$@"
-}
-# hwstat NAME: the hw counter NAME summed over both devices.
-hwstat() {
-	local n=0 v d
-	for d in 0 1; do
-		if [ $d = 0 ]; then
-			v=$(in0 rdma statistic show link "$D0/1" 2>/dev/null)
-		else
-			v=$(in1 rdma statistic show link "$D1/1" 2>/dev/null)
-		fi
-		v=$(tr -s ' ' '\n' <<<"$v" | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }')
-		n=$((n + ${v:-0}))
-	done
-	echo "$n"
-}
-
 # run NAME ARGS...: eri_atomic_test ARGS; its checks count as ours.
 run() {
 	local name=$1 rc s0=$SECONDS out

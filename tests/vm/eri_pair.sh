@@ -16,6 +16,8 @@
 #                      the same for a server on TCP port PORT: the client
 #                      starts once it listens
 #   listening PORT     a TCP server listens on PORT in ns1
+#   netem ARGS...      the same tc netem qdisc on veA and veB (none: removed)
+#   hwstat NAME        the hw counter NAME of eri0 and eri1, summed
 # The GID helpers (gid_of, has_gid, gid_index) are lib.sh's.
 A=198.18.0.1
 B=198.18.0.2
@@ -28,6 +30,31 @@ in0() { if [ -n "${NS0:-}" ]; then ip netns exec "$NS0" "$@"; else "$@"; fi; }
 in1() { if [ -n "${NS1:-}" ]; then ip netns exec "$NS1" "$@"; else "$@"; fi; }
 # listening PORT: a TCP server listens on PORT in the namespace of eri1.
 listening() { in1 ss -Hltn "sport = :$1" | grep -q .; }
+
+# netem ARGS...: the same fault on both ends (data one way, ACKs the other);
+# no arguments: no fault.
+netem() {
+	in0 tc qdisc del dev veA root 2>/dev/null
+	in1 tc qdisc del dev veB root 2>/dev/null
+	[ $# -eq 0 ] && return 0
+	in0 tc qdisc add dev veA root netem "$@" &&
+		in1 tc qdisc add dev veB root netem "$@"
+}
+
+# hwstat NAME: the hw counter NAME summed over both devices.
+hwstat() {
+	local n=0 v d
+	for d in 0 1; do
+		if [ $d = 0 ]; then
+			v=$(in0 rdma statistic show link "$D0/1" 2>/dev/null)
+		else
+			v=$(in1 rdma statistic show link "$D1/1" 2>/dev/null)
+		fi
+		v=$(tr -s ' ' '\n' <<<"$v" | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }')
+		n=$((n + ${v:-0}))
+	done
+	echo "$n"
+}
 
 pair_up() {
 	NS0=${1}0

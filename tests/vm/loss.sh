@@ -43,30 +43,6 @@ algo=${1:-}
 BW_SECS=4	# seconds of each ib_write_bw run
 FAIR_SECS=16	# seconds of the two competing flows
 
-# netem ARGS...: the same fault on both ends (data one way, ACKs the other);
-# no arguments: no fault.
-netem() {
-	in0 tc qdisc del dev veA root 2>/dev/null
-	in1 tc qdisc del dev veB root 2>/dev/null
-	[ $# -eq 0 ] && return 0
-	in0 tc qdisc add dev veA root netem "$@" &&
-		in1 tc qdisc add dev veB root netem "$@"
-}
-
-# hwstat NAME: the hw counter NAME summed over both devices.
-hwstat() {
-	local n=0 v d
-	for d in 0 1; do
-		if [ $d = 0 ]; then
-			v=$(in0 rdma statistic show link "$D0/1" 2>/dev/null)
-		else
-			v=$(in1 rdma statistic show link "$D1/1" 2>/dev/null)
-		fi
-		v=$(tr -s ' ' '\n' <<<"$v" | awk -v k="$1" 'p { print; exit } $0 == k { p = 1 }')
-		n=$((n + ${v:-0}))
-	done
-	echo "$n"
-}
 COUNTERS="tx_pkts retrans_pkts fast_retrans tail_loss_probes timeouts ooo_pkts dup_pkts"
 declare -A before delta
 snap() { local c; for c in $COUNTERS; do before[$c]=$(hwstat "$c"); done; }
