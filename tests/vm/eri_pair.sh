@@ -15,6 +15,7 @@
 #   server_client_port NAME PORT SERVER... -- CLIENT...
 #                      the same for a server on TCP port PORT: the client
 #                      starts once it listens
+#   veth_up            only the namespaces $NS0/$NS1 and the veth between
 #   listening PORT     a TCP server listens on PORT in ns1
 #   netem ARGS...      the same tc netem qdisc on veA and veB (none: removed)
 #   hwstat NAME        the hw counter NAME of eri0 and eri1, summed
@@ -56,10 +57,8 @@ hwstat() {
 	echo "$n"
 }
 
-pair_up() {
-	NS0=${1}0
-	NS1=${1}1
-	check "modprobe eri_sim" modprobe eri_sim
+# veth_up: namespaces $NS0 and $NS1 joined by veA ($A) and veB ($B), up.
+veth_up() {
 	ip netns add "$NS0"
 	ip netns add "$NS1"
 	ip link add veA netns "$NS0" type veth peer name veB netns "$NS1"
@@ -69,6 +68,13 @@ pair_up() {
 	in1 ip addr add "$B/24" dev veB
 	in0 ip link set veA up
 	in1 ip link set veB up
+}
+
+pair_up() {
+	NS0=${1}0
+	NS1=${1}1
+	check "modprobe eri_sim" modprobe eri_sim
+	veth_up
 	check "ping $B from $A" in0 ping -c 2 -W 5 "$B"
 	check "rdma link add $D0" in0 rdma link add "$D0" type eri netdev veA
 	check "rdma link add $D1" in1 rdma link add "$D1" type eri netdev veB

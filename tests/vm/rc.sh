@@ -72,15 +72,7 @@ check "build eri_rc_test" gcc -O2 -Wall -Wextra -Werror -o "$bin" "$src" \
 # ------------------------------------------------------------------ link
 if [ "$type" = eri ]; then
 	check "modprobe eri_sim" modprobe eri_sim
-	ip netns add "$NS0"
-	ip netns add "$NS1"
-	ip link add veA netns "$NS0" type veth peer name veB netns "$NS1"
-	in0 ip link set lo up
-	in1 ip link set lo up
-	in0 ip addr add "$A/24" dev veA
-	in1 ip addr add "$B/24" dev veB
-	in0 ip link set veA up
-	in1 ip link set veB up
+	veth_up
 else
 	check "modprobe rdma_rxe" modprobe rdma_rxe
 	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
