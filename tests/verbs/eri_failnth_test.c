@@ -12,9 +12,18 @@
  * get created must be destroyable, so that a kmemleak scan after the test
  * (vm-run does one on the debug kernel) finds nothing.
  *
- * Usage: eri_failnth_test DEVICE.  TAP-style output; exit 0 when all pass,
- * 77 when the kernel has no fail-nth.
+ * With --link, the same for device creation instead: RDMA netlink's NEWLINK
+ * of DEVICE (type eri) on NETDEV, which must fail cleanly and leave no
+ * device behind, or succeed and then go away with DELLINK; one process
+ * loops over n (an exec of ip and rdma per n costs seconds on the debug
+ * kernel under TCG).  Run it in NETDEV's network namespace.
+ *
+ * Usage: eri_failnth_test DEVICE
+ *        eri_failnth_test --link DEVICE NETDEV
+ * TAP-style output; exit 0 when all pass, 77 when the kernel has no
+ * fail-nth.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +31,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
 #include <infiniband/verbs.h>
 
 static int passed, failed;
@@ -253,6 +265,220 @@ static int attempt(struct ctx *c, enum step step, int n, int *injected,
 	return ret;
 }
 
+/* RDMA netlink (NLDEV): one request, its answers to cb, its status. */
+static int nl_fd = -1;
+static unsigned int nl_seq;
+
+struct nl_req {
+	struct nlmsghdr h;
+	char attrs[256];
+};
+
+static void nl_put(struct nl_req *r, int type, const void *data, size_t len)
+{
+	struct nlattr *a = (void *)((char *)&r->h + NLMSG_ALIGN(r->h.nlmsg_len));
+
+	if (NLMSG_ALIGN(r->h.nlmsg_len) + NLA_HDRLEN + NLA_ALIGN(len) > sizeof(*r)) {
+		fprintf(stderr, "netlink request too long\n");
+		exit(1);
+	}
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	r->h.nlmsg_len = NLMSG_ALIGN(r->h.nlmsg_len) + NLA_ALIGN(a->nla_len);
+}
+
+static void nl_init(struct nl_req *r, int cmd, int flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->h.nlmsg_len = NLMSG_HDRLEN;
+	r->h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
+	r->h.nlmsg_flags = NLM_F_REQUEST | flags;
+	r->h.nlmsg_seq = ++nl_seq;
+}
+
+/* Send @r; hand every answer but the status to @cb; return -errno or 0. */
+static int nl_talk(struct nl_req *r, void (*cb)(struct nlmsghdr *, void *),
+		   void *arg)
+{
+	static char buf[32768];
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+
+	if (sendto(nl_fd, r, r->h.nlmsg_len, 0, (void *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t len = recv(nl_fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h = (void *)buf;
+
+		if (len < 0)
+			return -errno;
+		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != nl_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			if (cb)
+				cb(h, arg);
+		}
+	}
+}
+
+struct dev_index {
+	const char *name;
+	int index;
+};
+
+static void dev_index_cb(struct nlmsghdr *h, void *arg)
+{
+	struct dev_index *d = arg;
+	struct nlattr *a = NLMSG_DATA(h);
+	int left = h->nlmsg_len - NLMSG_HDRLEN;
+	const char *name = NULL;
+	int index = -1;
+
+	for (; left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
+	       a->nla_len <= left;
+	     left -= NLA_ALIGN(a->nla_len),
+	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		void *data = (char *)a + NLA_HDRLEN;
+
+		if ((a->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_ATTR_DEV_INDEX)
+			index = *(__u32 *)data;
+		if ((a->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_ATTR_DEV_NAME)
+			name = data;
+	}
+	if (name && !strcmp(name, d->name))
+		d->index = index;
+}
+
+static int link_add(const char *name, const char *netdev)
+{
+	struct nl_req r;
+
+	nl_init(&r, RDMA_NLDEV_CMD_NEWLINK, NLM_F_ACK);
+	nl_put(&r, RDMA_NLDEV_ATTR_DEV_NAME, name, strlen(name) + 1);
+	nl_put(&r, RDMA_NLDEV_ATTR_LINK_TYPE, "eri", 4);
+	nl_put(&r, RDMA_NLDEV_ATTR_NDEV_NAME, netdev, strlen(netdev) + 1);
+	return nl_talk(&r, NULL, NULL);
+}
+
+static int link_delete(const char *name)
+{
+	struct dev_index d = { .name = name, .index = -1 };
+	struct nl_req r;
+	__u32 index;
+	int ret;
+
+	nl_init(&r, RDMA_NLDEV_CMD_GET, NLM_F_DUMP);
+	ret = nl_talk(&r, dev_index_cb, &d);
+	if (ret)
+		return ret;
+	if (d.index < 0)
+		return -ENODEV;
+	index = d.index;
+	nl_init(&r, RDMA_NLDEV_CMD_DELLINK, NLM_F_ACK);
+	nl_put(&r, RDMA_NLDEV_ATTR_DEV_INDEX, &index, sizeof(index));
+	return nl_talk(&r, NULL, NULL);
+}
+
+/* Does an ERI device (auxiliary or IB) exist? */
+static int eri_left(void)
+{
+	static const char *const dirs[] = {
+		"/sys/bus/auxiliary/devices", "/sys/class/infiniband",
+	};
+	struct dirent *e;
+	unsigned int i;
+	int found = 0;
+
+	for (i = 0; i < 2 && !found; i++) {
+		DIR *d = opendir(dirs[i]);
+
+		while (d && !found && (e = readdir(d)))
+			found = !strncmp(e->d_name, i ? "eri" : "eri_sim.", i ? 3 : 8);
+		if (d)
+			closedir(d);
+	}
+	return found;
+}
+
+/* Wait up to 5 s for ERI's devices to go (removal may be deferred). */
+static int eri_gone(void)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!eri_left())
+			return 1;
+		usleep(50000);
+	}
+	return 0;
+}
+
+static int link_main(const char *name, const char *netdev)
+{
+	int n, ret, injected, nfail = 0, tolerated = 0, spurious = 0;
+	int leftovers = 0, in_a_row = 0;
+	static char seen[4096];
+	double t0 = now();
+
+	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	if (nl_fd < 0) {
+		perror("NETLINK_RDMA socket");
+		return 1;
+	}
+	CHECK(!eri_left(), "no ERI device before");
+	/* Past the last allocation twice in a row: done. */
+	for (n = 1; in_a_row < 2 && n < 1000; n++) {
+		failnth_arm(n);
+		ret = link_add(name, netdev);
+		injected = failnth_disarm();
+		if (!ret && link_delete(name)) {
+			printf("# allocation %d: cannot delete %s\n", n, name);
+			leftovers++;
+		}
+		/*
+		 * Not always ENOMEM: a failed probe ends in ENODEV (the driver
+		 * core does not pass the probe's error on).  Say each once.
+		 */
+		if (ret && ret != -ENOMEM && -ret < 4096 && !seen[-ret]) {
+			seen[-ret] = 1;
+			printf("# allocation %d: creation failed with %s (and maybe later ones)\n",
+			       n, strerror(-ret));
+		}
+		if (!eri_gone()) {
+			printf("# allocation %d: a device was left behind\n", n);
+			leftovers++;
+		}
+		if (injected) {
+			in_a_row = 0;
+			if (ret)
+				nfail++;
+			else
+				tolerated++;
+		} else {
+			in_a_row++;
+			if (ret)
+				spurious++;
+		}
+		if (n % 20 == 0)
+			printf("# ... allocation %d, %d failed so far, %.0f s\n",
+			       n, nfail, now() - t0);
+	}
+	printf("# %d injected failures were absorbed (creation succeeded)\n",
+	       tolerated);
+	printf("# device creation failed at %d allocation points of %d (%.0f s)\n",
+	       nfail, n - 1, now() - t0);
+	CHECK(nfail > 0, "some allocation failures were injected");
+	CHECK(!leftovers, "failed creations left nothing behind");
+	CHECK(!spurious, "no creation failed without an injected failure");
+	CHECK(!link_add(name, netdev), "creation works after the injected failures");
+	printf("# %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -261,8 +487,11 @@ int main(int argc, char **argv)
 	int gid_index;
 	int i, n;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
+	int link = argc == 4 && !strcmp(argv[1], "--link");
+
+	if (argc != 2 && !link) {
+		fprintf(stderr, "usage: %s DEVICE\n"
+			"       %s --link DEVICE NETDEV\n", argv[0], argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -271,6 +500,8 @@ int main(int argc, char **argv)
 		printf("# skip: no /proc/thread-self/fail-nth (%s)\n", strerror(errno));
 		return 77;
 	}
+	if (link)
+		return link_main(argv[2], argv[3]);
 	list = ibv_get_device_list(&n);
 	for (i = 0; list && i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
