@@ -211,7 +211,8 @@ done
 # KUnit framework (scripts/debug-kernel.sh; about 30 minutes cold, cached).
 # The KUnit suites run as their modules load (kunit-debug); then integration
 # tests, each followed by unloading the modules and a kmemleak scan (vm-run),
-# and the executable tests/vm-debug/*.sh (the failslab pass, once it is).
+# and the executable tests/vm-debug/*.sh (the failslab pass; a script's
+# "# check-timeout: N" line replaces the default VM timeout of 900 s).
 # Entries are SCRIPT[:ARG...] (colon-separated arguments to the script).
 DEBUG_VM_TESTS="first_light kverbs frwr mr rc:eri:quick"
 if [ -n "${ERI_DEBUG_TESTS:-}" ]; then
@@ -244,7 +245,8 @@ if [ "${dtests[*]}" != none ]; then
 				skip "$name" "the modules did not build"
 				continue
 			fi
-			args=(--kernel 6.12-debug --timeout 900 --out "$logs/$name" --modules "build/$dbg_rel")
+			tmo=$(test_meta timeout "${targv[0]}")
+			args=(--kernel 6.12-debug --timeout "${tmo:-900}" --out "$logs/$name" --modules "build/$dbg_rel")
 			[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
 			run_step "$name" - scripts/vm-run "${args[@]}" "${targv[@]}" || true
 		done
