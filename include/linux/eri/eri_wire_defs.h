@@ -17,7 +17,7 @@
 /* Not assigned by IANA; RoCEv2's 4791 is taken by RoCE devices. */
 #define ERI_UDP_PORT		4793
 
-#define ERI_WIRE_VERSION	2
+#define ERI_WIRE_VERSION	3
 
 /* PSNs are 24-bit and wrap. */
 #define ERI_PSN_MASK		GENMASK(23, 0)
@@ -55,7 +55,7 @@ enum eri_wire_atomic_op {
 #define ERI_WIRE_PROBE		BIT(6)	/* request: tail-loss probe */
 #define ERI_WIRE_INORDER	BIT(7)	/* request: place only in PSN order */
 
-/* PSNs past ack_psn an ACK's SACK words cover. */
+/* PSNs an ACK's SACK words cover (from ack_psn + 1 + offset). */
 #define ERI_WIRE_SACK_BITS	128
 
 /* Syndromes of ERI_OP_ACK. */
@@ -84,7 +84,8 @@ enum eri_wire_syndrome {
  *	expected PSN)
  * @msg_len: requests: bytes of the whole message (READ_REQ: of this
  *	request)
- * @offset: byte offset of this packet's payload within the message
+ * @offset: requests, READ responses: byte offset of this packet's payload
+ *	within the message; ACK: where the SACK words start (below)
  * @rkey: WRITE, WRITE_IMM, READ_REQ, ATOMIC_REQ: the remote key; UD_SEND and
  *	UD_SEND_IMM: the Q_Key
  * @raddr: WRITE, WRITE_IMM, READ_REQ: remote address of byte 0 of the
@@ -101,7 +102,7 @@ enum eri_wire_syndrome {
  *	RESET, 32 bits, wraps)
  * @reserved: zero
  * @sack: ACK: bit j (least significant first) of word j / 64 is set when
- *	PSN ack_psn + 1 + j arrived
+ *	PSN ack_psn + 1 + offset + j arrived
  */
 struct eri_wire_hdr {
 	u8 version;

@@ -107,7 +107,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	if (xa_load(&sdev->qps, qpn))
 		return ERI_AQ_STS_EXISTS;
 
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = kvzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return ERI_AQ_STS_NO_RESOURCE;
 	qp->sq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->sq_addr),
@@ -186,7 +186,7 @@ err_free_rwqe:
 err_free_swqe:
 	kvfree(qp->swqe);
 err_free_qp:
-	kfree(qp);
+	kvfree(qp);
 	return status;
 }
 
@@ -408,7 +408,7 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp)
 	dst_cache_destroy(&qp->dst_cache);
 	kvfree(qp->rwqe);
 	kvfree(qp->swqe);
-	kfree_rcu(qp, rcu);
+	kvfree_rcu(qp, rcu);
 }
 
 u8 eri_sim_destroy_qp(struct eri_sim_dev *sdev,

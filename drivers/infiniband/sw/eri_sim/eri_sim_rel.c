@@ -73,46 +73,64 @@ void eri_sim_psn_map_advance(struct eri_sim_psn_map *m, u32 n)
 /**
  * eri_sim_sack_encode - the SACK field of an ACK whose ack_psn is @m->base
  * @m: the receive map
+ * @newest: the PSN the ACK is for (its trigger): the words end with it
+ *	when it lies more than ERI_WIRE_SACK_BITS past @m->base
  * @sack: ERI_WIRE_SACK_BITS / 64 words: bit j (least significant first) of
- *	word j / 64 set when PSN base + 1 + j arrived
+ *	word j / 64 set when PSN base + 1 + offset + j arrived
+ *
+ * Return: the offset (0 when @newest lies within the first
+ * ERI_WIRE_SACK_BITS PSNs past the base, or before it).
  */
-void eri_sim_sack_encode(const struct eri_sim_psn_map *m, __be64 *sack)
+u32 eri_sim_sack_encode(const struct eri_sim_psn_map *m, u32 newest,
+			__be64 *sack)
 {
-	u64 w[ERI_WIRE_SACK_BITS / 64] = {};
+	DECLARE_BITMAP(t, ERI_SIM_REL_WIN);
+	u64 w[ERI_WIRE_SACK_BITS / 64];
+	s32 d = eri_psn_diff(newest, m->base);
+	u32 off = 0;
 	unsigned int i;
 
-	i = 1;
-	for_each_set_bit_from(i, m->bits, ERI_WIRE_SACK_BITS + 1)
-		w[(i - 1) / 64] |= BIT_ULL((i - 1) % 64);
+	if (d > ERI_WIRE_SACK_BITS && d < ERI_SIM_REL_WIN)
+		off = d - ERI_WIRE_SACK_BITS;
+	bitmap_shift_right(t, m->bits, 1 + off, ERI_SIM_REL_WIN);
+	bitmap_to_arr64(w, t, ERI_WIRE_SACK_BITS);
 	for (i = 0; i < ARRAY_SIZE(w); i++)
 		sack[i] = cpu_to_be64(w[i]);
+	return off;
 }
 
 /**
  * eri_sim_sack_decode - what an ACK acknowledges, as a bitmap from @base
  * @base: PSN of bit 0 of @out
  * @ack_psn: the ACK's cumulative PSN: everything before it arrived
+ * @off: the ACK's SACK offset (hostile: any value)
  * @sack: the ACK's SACK words
  * @out: ERI_SIM_REL_WIN bits; bit i set when PSN @base + i is acknowledged
  */
-void eri_sim_sack_decode(u32 base, u32 ack_psn, const __be64 *sack,
+void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
 			 unsigned long *out)
 {
+	DECLARE_BITMAP(t, ERI_SIM_REL_WIN);
+	u64 w[ERI_WIRE_SACK_BITS / 64];
 	s32 cum = eri_psn_diff(ack_psn, base);
-	unsigned int j;
+	s64 first = (s64)cum + 1 + off;	/* bit of @out for SACK bit 0 */
+	unsigned int i;
 
 	bitmap_zero(out, ERI_SIM_REL_WIN);
 	if (cum > 0)
 		bitmap_set(out, 0, min_t(s32, cum, ERI_SIM_REL_WIN));
-	for (j = 0; j < ERI_WIRE_SACK_BITS; j++) {
-		s32 d;
-
-		if (!(be64_to_cpu(sack[j / 64]) & BIT_ULL(j % 64)))
-			continue;
-		d = cum + 1 + j;
-		if (d >= 0 && d < ERI_SIM_REL_WIN)
-			__set_bit(d, out);
-	}
+	if (off >= ERI_SIM_REL_WIN || first >= ERI_SIM_REL_WIN ||
+	    first <= -ERI_WIRE_SACK_BITS)
+		return;
+	for (i = 0; i < ARRAY_SIZE(w); i++)
+		w[i] = be64_to_cpu(sack[i]);
+	bitmap_zero(t, ERI_SIM_REL_WIN);
+	bitmap_from_arr64(t, w, ERI_WIRE_SACK_BITS);
+	if (first >= 0)
+		bitmap_shift_left(t, t, first, ERI_SIM_REL_WIN);
+	else
+		bitmap_shift_right(t, t, -first, ERI_SIM_REL_WIN);
+	bitmap_or(out, out, t, ERI_SIM_REL_WIN);
 }
 
 void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn)
@@ -178,17 +196,19 @@ static u32 eri_sim_sb_mark(struct eri_sim_sb *sb, const unsigned long *newly)
  * eri_sim_sb_ack - apply an ACK's cumulative PSN and SACK words
  * @sb: the scoreboard
  * @ack_psn: the ACK's ack_psn
+ * @off: its SACK offset
  * @sack: its SACK words
  *
  * PSNs of READs are not delivered by ACKs, only by their responses.
  * Return: the PSNs newly delivered.
  */
-u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, const __be64 *sack)
+u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, u32 off,
+		   const __be64 *sack)
 {
 	DECLARE_BITMAP(newly, ERI_SIM_REL_WIN);
 	u32 span = eri_sim_sb_span(sb);
 
-	eri_sim_sack_decode(sb->una, ack_psn, sack, newly);
+	eri_sim_sack_decode(sb->una, ack_psn, off, sack, newly);
 	if (span < ERI_SIM_REL_WIN)
 		bitmap_clear(newly, span, ERI_SIM_REL_WIN - span);
 	bitmap_andnot(newly, newly, sb->read, ERI_SIM_REL_WIN);

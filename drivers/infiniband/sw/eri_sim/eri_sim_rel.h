@@ -18,9 +18,11 @@
 #include <linux/types.h>
 
 /* PSNs a map covers: the requester's most in flight, the responder's reach. */
-#define ERI_SIM_REL_WIN		256
-/* Later PSNs SACKed that make a hole a loss. */
+#define ERI_SIM_REL_WIN		1024
+/* Later PSNs SACKed that make a hole a loss, until reordering is seen. */
 #define ERI_SIM_DUP_THRESH	3
+/* Most the reordering seen may raise that threshold to. */
+#define ERI_SIM_REORDER_MAX	128
 
 /* The SACK words cover PSNs the maps hold; ring indexes need a power of 2. */
 static_assert(ERI_WIRE_SACK_BITS < ERI_SIM_REL_WIN);
@@ -61,8 +63,9 @@ enum eri_sim_psn_set eri_sim_psn_map_set(struct eri_sim_psn_map *m, u32 psn);
 bool eri_sim_psn_map_test(const struct eri_sim_psn_map *m, u32 psn);
 u32 eri_sim_psn_map_run(const struct eri_sim_psn_map *m);
 void eri_sim_psn_map_advance(struct eri_sim_psn_map *m, u32 n);
-void eri_sim_sack_encode(const struct eri_sim_psn_map *m, __be64 *sack);
-void eri_sim_sack_decode(u32 base, u32 ack_psn, const __be64 *sack,
+u32 eri_sim_sack_encode(const struct eri_sim_psn_map *m, u32 newest,
+			__be64 *sack);
+void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
 			 unsigned long *out);
 
 /**
@@ -89,7 +92,8 @@ void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn);
 u32 eri_sim_sb_span(const struct eri_sim_sb *sb);
 u32 eri_sim_sb_pipe(const struct eri_sim_sb *sb);
 void eri_sim_sb_sent(struct eri_sim_sb *sb, u32 psn, bool read, u64 now_ns);
-u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, const __be64 *sack);
+u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, u32 off,
+		   const __be64 *sack);
 enum eri_sim_psn_set eri_sim_sb_deliver(struct eri_sim_sb *sb, u32 psn);
 u32 eri_sim_sb_advance(struct eri_sim_sb *sb);
 u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns);

@@ -80,10 +80,10 @@ static void eri_sim_rel_test_sack(struct kunit *test)
 	__be64 sack[ERI_WIRE_SACK_BITS / 64];
 	DECLARE_BITMAP(out, ERI_SIM_REL_WIN);
 	struct eri_sim_psn_map m;
-	u32 base = 0xffffc0;
+	u32 base = 0xffffc0, psn;
 
 	eri_sim_psn_map_init(&m, base);
-	eri_sim_sack_encode(&m, sack);
+	KUNIT_EXPECT_EQ(test, eri_sim_sack_encode(&m, base, sack), 0U);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[0]), 0ULL);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[1]), 0ULL);
 	eri_sim_psn_map_set(&m, eri_psn_add(base, 1));	/* SACK bit 0 */
@@ -91,12 +91,13 @@ static void eri_sim_rel_test_sack(struct kunit *test)
 	eri_sim_psn_map_set(&m, eri_psn_add(base, 65));	/* bit 64 */
 	eri_sim_psn_map_set(&m, eri_psn_add(base, 128));	/* bit 127 */
 	eri_sim_psn_map_set(&m, eri_psn_add(base, 129));	/* beyond */
-	eri_sim_sack_encode(&m, sack);
+	KUNIT_EXPECT_EQ(test, eri_sim_sack_encode(&m, eri_psn_add(base, 128),
+						  sack), 0U);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[0]), BIT_ULL(0) | BIT_ULL(63));
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[1]), BIT_ULL(0) | BIT_ULL(63));
 
 	/* Decoded against a base 3 before ack_psn (a READ held it). */
-	eri_sim_sack_decode(eri_psn_add(base, -3 & ERI_PSN_MASK), base, sack,
+	eri_sim_sack_decode(eri_psn_add(base, -3 & ERI_PSN_MASK), base, 0, sack,
 			    out);
 	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 3U + 4U);
 	KUNIT_EXPECT_TRUE(test, test_bit(0, out) && test_bit(2, out));
@@ -108,9 +109,42 @@ static void eri_sim_rel_test_sack(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_bit(3 + 129, out));
 
 	/* A base past ack_psn: the bits before it fall away. */
-	eri_sim_sack_decode(eri_psn_add(base, 64), base, sack, out);
+	eri_sim_sack_decode(eri_psn_add(base, 64), base, 0, sack, out);
 	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 3U);
 	KUNIT_EXPECT_TRUE(test, test_bit(0, out));
+
+	/*
+	 * The newest PSN far past the base: the words end with it, so PSNs
+	 * up to the window's end are reported (offset 900 - 128 = 772).
+	 */
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 772));	/* before the words */
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 773));	/* SACK bit 0 */
+	eri_sim_psn_map_set(&m, eri_psn_add(base, 900));	/* bit 127 */
+	KUNIT_EXPECT_EQ(test, eri_sim_sack_encode(&m, eri_psn_add(base, 900),
+						  sack), 772U);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[0]), BIT_ULL(0));
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(sack[1]), BIT_ULL(63));
+	eri_sim_sack_decode(base, base, 772, sack, out);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 2U);
+	KUNIT_EXPECT_TRUE(test, test_bit(773, out) && test_bit(900, out));
+	/* Decoded from a base 10 later: the same PSNs, 10 bits lower. */
+	eri_sim_sack_decode(eri_psn_add(base, 10), base, 772, sack, out);
+	KUNIT_EXPECT_TRUE(test, test_bit(763, out) && test_bit(890, out));
+	/* Words that would end past the window are cut there. */
+	eri_sim_sack_decode(eri_psn_add(base, -200 & ERI_PSN_MASK), base, 772,
+			    sack, out);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 200U + 1U);
+	KUNIT_EXPECT_TRUE(test, test_bit(973, out));
+	/* A hostile offset: only the cumulative part counts. */
+	eri_sim_sack_decode(eri_psn_add(base, -3 & ERI_PSN_MASK), base,
+			    0xffffffff, sack, out);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 3U);
+	eri_sim_sack_decode(eri_psn_add(base, -3 & ERI_PSN_MASK), base,
+			    ERI_SIM_REL_WIN, sack, out);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(out, ERI_SIM_REL_WIN), 3U);
+	/* A newest PSN outside the window: offset 0. */
+	psn = eri_psn_add(base, ERI_SIM_REL_WIN);
+	KUNIT_EXPECT_EQ(test, eri_sim_sack_encode(&m, psn, sack), 0U);
 }
 
 /* A scoreboard with @n PSNs sent from @psn, 10 us apart from @t0. */
@@ -138,7 +172,7 @@ static void t_ack(struct eri_sim_sb *sb, u32 ack_psn, const u32 *sacked,
 	}
 	for (i = 0; i < ARRAY_SIZE(w); i++)
 		sack[i] = cpu_to_be64(w[i]);
-	eri_sim_sb_ack(sb, ack_psn, sack);
+	eri_sim_sb_ack(sb, ack_psn, 0, sack);
 }
 
 static void eri_sim_rel_test_scoreboard(struct kunit *test)

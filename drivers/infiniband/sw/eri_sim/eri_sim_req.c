@@ -887,15 +887,16 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		eri_sim_cc_on_ecn(&qp->cc, now);
 	}
 	if (hdr->opcode == ERI_OP_READ_RESP) {
-		acked = eri_sim_sb_ack(&qp->sb, ack_psn, no_sack);
+		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
 		acked += eri_sim_req_read_resp_locked(qp, psn, payload, len);
 	} else if (hdr->opcode == ERI_OP_ATOMIC_RESP) {
-		acked = eri_sim_sb_ack(&qp->sb, ack_psn, no_sack);
+		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
 		acked += eri_sim_req_atomic_resp_locked(qp, psn, payload, len);
-	} else {
+	} else if (hdr->syndrome == ERI_SYN_ACK) {
 		acked = eri_sim_sb_ack(&qp->sb, ack_psn,
-				       hdr->syndrome == ERI_SYN_ACK ?
-				       hdr->sack : no_sack);
+				       be32_to_cpu(hdr->offset), hdr->sack);
+	} else {
+		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
 	}
 	if (acked) {
 		/* The peer answers: timeouts so far were no dead link. */
