@@ -27,6 +27,8 @@
 #define ERI_SIM_TX_BUDGET	64
 /* The requester asks for an ACK at least every this many packets. */
 #define ERI_SIM_ACK_EVERY	8
+/* While a hole is open, the responder ACKs every this many packets past it. */
+#define ERI_SIM_ACK_EVERY_OOO	2
 /*
  * Lower bound of the retransmission timeout: RTT samples under a loaded
  * host (or QEMU) jump by milliseconds; probes and SACK find most losses

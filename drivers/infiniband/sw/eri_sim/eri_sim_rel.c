@@ -138,6 +138,7 @@ void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn)
 	memset(sb, 0, sizeof(*sb));
 	sb->una = psn & ERI_PSN_MASK;
 	sb->nxt = sb->una;
+	sb->reorder = ERI_SIM_DUP_THRESH;
 }
 
 /* Return: PSNs sent and not yet delivered in order (@una to @nxt). */
@@ -168,6 +169,7 @@ void eri_sim_sb_sent(struct eri_sim_sb *sb, u32 psn, bool read, u64 now_ns)
 
 	if (d < 0 || d > (s32)eri_sim_sb_span(sb) || d >= ERI_SIM_REL_WIN)
 		return;
+	__assign_bit(d, sb->retx, psn != sb->nxt);
 	if (psn == sb->nxt)
 		sb->nxt = eri_psn_add(sb->nxt, 1);
 	__assign_bit(d, sb->read, read);
@@ -175,16 +177,27 @@ void eri_sim_sb_sent(struct eri_sim_sb *sb, u32 psn, bool read, u64 now_ns)
 	sb->sent_ns[psn & ERI_SIM_REL_MASK] = now_ns;
 }
 
-/* Mark the PSNs of @newly (not yet delivered, in the span) delivered. */
+/*
+ * Mark the PSNs of @newly (not yet delivered, in the span) delivered.  A PSN
+ * sent once that arrives after a later one (the newest delivered before
+ * this ACK) was reordered, not lost: the duplicate threshold grows to cover
+ * that distance.  READ PSNs are left out: their responses may trail ACKs for
+ * later requests without any reordering in the network.
+ */
 static u32 eri_sim_sb_mark(struct eri_sim_sb *sb, const unsigned long *newly)
 {
 	u32 span = eri_sim_sb_span(sb), n = 0;
+	u32 top = find_last_bit(sb->sacked, span);
 	unsigned int i;
 
 	for_each_set_bit(i, newly, span) {
 		u64 sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
 
 		sb->rack_ns = max(sb->rack_ns, sent);
+		if (top < span && i < top && !test_bit(i, sb->retx) &&
+		    !test_bit(i, sb->read))
+			sb->reorder = clamp(top - i + 1, sb->reorder,
+					    (u32)ERI_SIM_REORDER_MAX);
 		n++;
 	}
 	bitmap_or(sb->sacked, sb->sacked, newly, span);
@@ -254,6 +267,7 @@ u32 eri_sim_sb_advance(struct eri_sim_sb *sb)
 	bitmap_shift_right(sb->sacked, sb->sacked, n, ERI_SIM_REL_WIN);
 	bitmap_shift_right(sb->lost, sb->lost, n, ERI_SIM_REL_WIN);
 	bitmap_shift_right(sb->read, sb->read, n, ERI_SIM_REL_WIN);
+	bitmap_shift_right(sb->retx, sb->retx, n, ERI_SIM_REL_WIN);
 	sb->una = eri_psn_add(sb->una, n);
 	return n;
 }
@@ -265,31 +279,37 @@ u32 eri_sim_sb_advance(struct eri_sim_sb *sb)
  * @srtt_ns: the smoothed RTT, 0 when unknown (no time-based detection)
  *
  * A PSN not delivered is lost once a packet sent after it (after its last
- * transmission) was delivered, and either ERI_SIM_DUP_THRESH later PSNs were
+ * transmission) was delivered, and either @sb->reorder later PSNs were
  * delivered or it has been out for longer than an RTT plus a reordering
- * window of a quarter RTT.  So a PSN sent again is not declared lost again
- * before something sent after the resend arrives.
+ * window of a quarter RTT (a whole RTT once reordering was seen).  So a PSN
+ * sent again is not declared lost again before something sent after the
+ * resend arrives.
  * Return: the PSNs newly declared lost.
  */
 u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns)
 {
-	u64 wait = srtt_ns + srtt_ns / 4;
-	u32 span = eri_sim_sb_span(sb), above = 0, n = 0;
-	int i;
+	DECLARE_BITMAP(holes, ERI_SIM_REL_WIN);
+	u64 wait = srtt_ns + (sb->reorder > ERI_SIM_DUP_THRESH ? srtt_ns :
+			      srtt_ns / 4);
+	u32 span = eri_sim_sb_span(sb), last, sacked, n = 0;
+	unsigned int i;
 
-	for (i = (int)span - 1; i >= 0; i--) {
-		u64 sent;
+	/* Only holes below the newest delivered PSN are candidates. */
+	last = find_last_bit(sb->sacked, span);
+	if (last >= span)
+		return 0;
+	bitmap_or(holes, sb->sacked, sb->lost, last);
+	bitmap_complement(holes, holes, last);
+	if (bitmap_empty(holes, last))
+		return 0;
+	sacked = bitmap_weight(sb->sacked, last + 1);
+	for_each_set_bit(i, holes, last) {
+		u64 sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
+		u32 above = sacked - bitmap_weight(sb->sacked, i);
 
-		if (test_bit(i, sb->sacked)) {
-			above++;
-			continue;
-		}
-		if (!above || test_bit(i, sb->lost))
-			continue;
-		sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
 		if (sb->rack_ns <= sent)
 			continue;
-		if (above >= ERI_SIM_DUP_THRESH ||
+		if (above >= sb->reorder ||
 		    (srtt_ns && now_ns >= sent + wait)) {
 			__set_bit(i, sb->lost);
 			n++;

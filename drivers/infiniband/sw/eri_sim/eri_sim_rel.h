@@ -75,8 +75,13 @@ void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
  * @sacked: delivered (acknowledged, SACKed, or a READ response arrived)
  * @lost: declared lost and not sent again yet
  * @read: belongs to a READ: only its response delivers it
+ * @retx: was sent more than once
  * @sent_ns: when each PSN was last sent, by PSN & (ERI_SIM_REL_WIN - 1)
  * @rack_ns: latest send time of a packet known delivered
+ * @reorder: the duplicate threshold: later PSNs delivered that make a hole
+ *	a loss; ERI_SIM_DUP_THRESH, raised to the largest reordering seen (a
+ *	PSN sent once, delivered after a later one) plus one, at most
+ *	ERI_SIM_REORDER_MAX
  */
 struct eri_sim_sb {
 	u32 una;
@@ -84,8 +89,10 @@ struct eri_sim_sb {
 	DECLARE_BITMAP(sacked, ERI_SIM_REL_WIN);
 	DECLARE_BITMAP(lost, ERI_SIM_REL_WIN);
 	DECLARE_BITMAP(read, ERI_SIM_REL_WIN);
+	DECLARE_BITMAP(retx, ERI_SIM_REL_WIN);
 	u64 sent_ns[ERI_SIM_REL_WIN];
 	u64 rack_ns;
+	u32 reorder;
 };
 
 void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn);

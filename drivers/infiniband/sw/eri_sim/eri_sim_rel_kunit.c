@@ -253,6 +253,64 @@ static void eri_sim_rel_test_dup_thresh(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 3U);
 }
 
+/*
+ * A PSN sent once that is delivered after later ones was reordered: the
+ * duplicate threshold grows to that distance, so the same reordering is
+ * not taken for a loss again.  A resent PSN or a READ's proves nothing.
+ */
+static void eri_sim_rel_test_reorder_thresh(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u32 late[] = { 5, 6, 7, 8, 9 };
+	u32 five[] = { 15, 16, 17, 18, 19 };
+	u32 six[] = { 15, 16, 17, 18, 19, 20 };
+	__be64 far[ERI_WIRE_SACK_BITS / 64] = { cpu_to_be64(1) };
+	u32 psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	t_sb_send(sb, 0, 30, 0);
+	KUNIT_EXPECT_EQ(test, sb->reorder, (u32)ERI_SIM_DUP_THRESH);
+	/* 0-3 arrive, then 5-9: 4 is declared lost (5 above it)... */
+	t_ack(sb, 4, late, ARRAY_SIZE(late));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, T_MS, 0), 1U);
+	/* ...but its first transmission arrives: reordered by 9 - 4. */
+	t_ack(sb, 10, NULL, 0);
+	KUNIT_EXPECT_EQ(test, sb->reorder, 9U - 4U + 1U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_advance(sb), 10U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	/* Holes at 10-14 with 5 PSNs above: no loss by count any more... */
+	t_ack(sb, 10, five, ARRAY_SIZE(five));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, T_MS, 0), 0U);
+	/*
+	 * By time (srtt 1 ms, 10-14 sent at 100-140 us) the reordering window
+	 * is a whole RTT now, no longer a quarter: 10 is lost at 2.1 ms.
+	 */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 1400 * T_US, T_MS), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 2100 * T_US, T_MS), 1U);
+	/* With 6 above, the others are. */
+	t_ack(sb, 10, six, ARRAY_SIZE(six));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 2100 * T_US, 0), 4U);
+
+	/* A resent PSN delivered late raises nothing. */
+	t_sb_send(sb, 100, 10, 0);
+	eri_sim_sb_sent(sb, 101, false, T_MS);
+	t_ack(sb, 101, (u32[]){ 105 }, 1);
+	t_ack(sb, 102, NULL, 0);
+	KUNIT_EXPECT_EQ(test, sb->reorder, (u32)ERI_SIM_DUP_THRESH);
+	/* Nor does a READ's PSN answered after a later ACK. */
+	t_sb_send(sb, 200, 0, 0);
+	eri_sim_sb_sent(sb, 200, true, 0);
+	eri_sim_sb_sent(sb, 201, false, 0);
+	t_ack(sb, 200, (u32[]){ 201 }, 1);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_deliver(sb, 200), ERI_SIM_PSN_NEW);
+	KUNIT_EXPECT_EQ(test, sb->reorder, (u32)ERI_SIM_DUP_THRESH);
+	/* The threshold has a ceiling: 201 (SACK offset 200), then 0. */
+	t_sb_send(sb, 0, 400, 0);
+	eri_sim_sb_ack(sb, 0, 200, far);
+	t_ack(sb, 202, NULL, 0);
+	KUNIT_EXPECT_EQ(test, sb->reorder, (u32)ERI_SIM_REORDER_MAX);
+}
+
 static void eri_sim_rel_test_reorder_window(struct kunit *test)
 {
 	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
@@ -353,6 +411,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_sack),
 	KUNIT_CASE(eri_sim_rel_test_scoreboard),
 	KUNIT_CASE(eri_sim_rel_test_dup_thresh),
+	KUNIT_CASE(eri_sim_rel_test_reorder_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
 	KUNIT_CASE(eri_sim_rel_test_rto),
 	KUNIT_CASE(eri_sim_rel_test_ares),

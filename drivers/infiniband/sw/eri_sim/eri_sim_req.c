@@ -412,7 +412,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 					u8 flags, u64 now)
 {
 	u32 off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
-	u32 len = min(qp->mtu, w->length - off);
+	u32 len = min(qp->mtu, w->length - off), win;
 	struct eri_wire_hdr *hdr;
 	struct sk_buff *skb;
 	int ret;
@@ -429,8 +429,16 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 		if (w->solicited)
 			flags |= ERI_WIRE_SOLICITED;
 	}
+	/*
+	 * A window too small for the responder's ACK every ERI_SIM_ACK_EVERY
+	 * packets: the packet that fills it asks for one.  Larger windows keep
+	 * flowing on those ACKs, and asking on every packet while the window
+	 * is full would double the packets on the path.
+	 */
+	win = eri_sim_req_window(qp);
 	if (!((psn + 1) % ERI_SIM_ACK_EVERY) ||
-	    eri_sim_sb_pipe(&qp->sb) + 1 >= eri_sim_req_window(qp))
+	    (win < 2 * ERI_SIM_ACK_EVERY &&
+	     eri_sim_sb_pipe(&qp->sb) + 1 >= win))
 		flags |= ERI_WIRE_ACK_REQ;
 	eri_sim_req_fill_hdr(qp, w, hdr, psn, off, flags);
 	if (w->inline_data) {

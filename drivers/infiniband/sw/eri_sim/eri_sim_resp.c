@@ -606,7 +606,7 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 			    const void *payload, u32 len, bool ce)
 {
 	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
-	bool in_order, ack_now;
+	bool in_order, ack_now, new_hole;
 	int ret;
 	s32 d;
 
@@ -694,14 +694,26 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	}
 	if (ret)
 		return;
+	/* The first packet past a hole: the requester's first evidence. */
+	new_hole = !in_order &&
+		   !eri_sim_psn_map_test(&qp->rmap, eri_psn_add(psn, -1));
 	eri_sim_psn_map_set(&qp->rmap, psn);
 	eri_sim_resp_drain_locked(qp);
 	if (qp->state == ERI_QPS_ERR)
 		return;
 	qp->ack_psn_trig = psn;
-	ack_now = !in_order || (hdr->flags & (ERI_WIRE_ACK_REQ |
-					      ERI_WIRE_PROBE)) ||
-		  ++qp->unacked >= ERI_SIM_ACK_EVERY;
+	/*
+	 * At once: what the requester asks for, the first packet past a new
+	 * hole and a packet that closes one (ePSN jumps over the PSNs after
+	 * it); then every ERI_SIM_ACK_EVERY_OOO-th packet while a hole is
+	 * open (the requester needs ERI_SIM_DUP_THRESH of them to declare
+	 * the loss), every ERI_SIM_ACK_EVERY-th otherwise.
+	 */
+	ack_now = new_hole ||
+		  (hdr->flags & (ERI_WIRE_ACK_REQ | ERI_WIRE_PROBE)) ||
+		  (in_order && eri_psn_diff(qp->rmap.base, psn) > 1) ||
+		  ++qp->unacked >= (in_order ? ERI_SIM_ACK_EVERY :
+				    ERI_SIM_ACK_EVERY_OOO);
 	if (ack_now)
 		eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
 	else if (!hrtimer_active(&qp->ack_timer))
