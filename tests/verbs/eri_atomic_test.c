@@ -41,31 +41,14 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define NQP		4		/* QPs of the contention checks */
 #define WINDOW		16		/* atomics in flight per QP */
 #define TGT_LEN		4096
 #define RES_SLOTS	4096		/* results per QP */
 
-static int passed, failed;
 static int timeout_s = 10;
-
-static void report(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void report(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond)
-		passed++;
-	else
-		failed++;
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 static int64_t now_ms(void)
 {

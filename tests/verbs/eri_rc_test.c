@@ -63,6 +63,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define MAX_SGE		16
 #define GUARD		64		/* guard bytes on each side of a window */
 #define MAX_XFER	(8u << 20)
@@ -72,27 +74,9 @@
 
 /* ------------------------------------------------------------ reporting */
 
-static int passed, failed, todo;
+static int todo;
 static bool verbose;
 static const char *quirks = "";
-
-static void report(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void report(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cond)
-		passed++;
-	else
-		failed++;
-	printf("%s - ", cond ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 /*
  * A check that rdma_rxe, the reference we validate this test against, is
