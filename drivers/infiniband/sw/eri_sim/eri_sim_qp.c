@@ -618,6 +618,38 @@ int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw)
 }
 
 /**
+ * eri_sim_swqe_sges - decode the gather list of a send WQE
+ * @w: the WQE being decoded, @w->num_sge set from its header
+ * @sge: its SGEs, in the device's copy of the WQE
+ * @max_sge: most SGEs a WQE of this QP type holds
+ * @max_len: most bytes a message of this QP type carries
+ *
+ * Sets @w->sge and @w->length.  The producer is hostile: a count past
+ * @max_sge or a sum past @max_len fails the WQE.
+ *
+ * Return: 0, or the CQE status the WQE fails with.
+ */
+u8 eri_sim_swqe_sges(struct eri_sim_swqe *w, const struct eri_sge *sge,
+		     u32 max_sge, u64 max_len)
+{
+	u64 total = 0;
+	u32 i;
+
+	if (w->num_sge > max_sge)
+		return ERI_CQE_STS_LOC_QP_OP_ERR;
+	for (i = 0; i < w->num_sge; i++) {
+		w->sge[i].addr = le64_to_cpu(sge[i].addr);
+		w->sge[i].length = le32_to_cpu(sge[i].length);
+		w->sge[i].lkey = le32_to_cpu(sge[i].lkey);
+		total += w->sge[i].length;
+	}
+	if (total > max_len)
+		return ERI_CQE_STS_LOC_LEN_ERR;
+	w->length = total;
+	return 0;
+}
+
+/**
  * eri_sim_rq_read_locked - copy a receive WQE out of the ring, decode it
  * @qp: the QP
  * @idx: the WQE's index, below the rq_pi the caller has read and checked

@@ -253,6 +253,8 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 				     u8 status, u32 len, u32 flags,
 				     __be32 imm, u32 inv_rkey);
 int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw);
+u8 eri_sim_swqe_sges(struct eri_sim_swqe *w, const struct eri_sge *sge,
+		     u32 max_sge, u64 max_len);
 int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
 			   struct eri_sim_rwqe *r);
 int eri_sim_sgl_copy(struct eri_sim_qp *qp, const struct eri_sim_sge *sge,

@@ -131,8 +131,6 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 	const struct eri_sq_wqe_hdr *h = (const void *)raw;
 	const struct eri_sge *sge = (const void *)(h + 1);
 	u32 hdr = le32_to_cpu(h->hdr);
-	u64 total = 0;
-	u32 i;
 
 	memset(w, 0, sizeof(*w));
 	w->opcode = FIELD_GET(ERI_SQ_WQE_HDR_OPCODE, hdr);
@@ -192,21 +190,8 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 		memcpy(w->data, sge, w->length);
 		return;
 	}
-	if (w->num_sge > ERI_SQ_WQE_MAX_SGE) {
-		w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
-		return;
-	}
-	for (i = 0; i < w->num_sge; i++) {
-		w->sge[i].addr = le64_to_cpu(sge[i].addr);
-		w->sge[i].length = le32_to_cpu(sge[i].length);
-		w->sge[i].lkey = le32_to_cpu(sge[i].lkey);
-		total += w->sge[i].length;
-	}
-	if (total > ERI_SIM_MAX_MSG_LEN) {
-		w->status = ERI_CQE_STS_LOC_LEN_ERR;
-		return;
-	}
-	w->length = total;
+	w->status = eri_sim_swqe_sges(w, sge, ERI_SQ_WQE_MAX_SGE,
+				      ERI_SIM_MAX_MSG_LEN);
 }
 
 /*

@@ -76,8 +76,6 @@ static void eri_sim_ud_decode(struct eri_sim_qp *qp, struct eri_sim_swqe *w,
 	const struct in6_addr *dgid = (const void *)av->dgid;
 	const struct in6_addr *sgid = (const void *)av->sgid;
 	u32 hdr = le32_to_cpu(h->hdr);
-	u64 total = 0;
-	u32 i;
 
 	memset(w, 0, sizeof(*w));
 	w->opcode = FIELD_GET(ERI_SQ_WQE_HDR_OPCODE, hdr);
@@ -115,21 +113,10 @@ static void eri_sim_ud_decode(struct eri_sim_qp *qp, struct eri_sim_swqe *w,
 		}
 		memcpy(w->data, sge, w->length);
 	} else {
-		if (w->num_sge > ERI_SQ_UD_MAX_SGE) {
-			w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
+		w->status = eri_sim_swqe_sges(w, sge, ERI_SQ_UD_MAX_SGE,
+					      ERI_SIM_UD_MAX_PAYLOAD);
+		if (w->status)
 			return;
-		}
-		for (i = 0; i < w->num_sge; i++) {
-			w->sge[i].addr = le64_to_cpu(sge[i].addr);
-			w->sge[i].length = le32_to_cpu(sge[i].length);
-			w->sge[i].lkey = le32_to_cpu(sge[i].lkey);
-			total += w->sge[i].length;
-		}
-		if (total > ERI_SIM_UD_MAX_PAYLOAD) {
-			w->status = ERI_CQE_STS_LOC_LEN_ERR;
-			return;
-		}
-		w->length = total;
 	}
 	if (w->length > eri_sim_ud_max_len(qp->sdev))
 		w->status = ERI_CQE_STS_LOC_LEN_ERR;
