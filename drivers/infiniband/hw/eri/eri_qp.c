@@ -811,6 +811,31 @@ static void eri_sges_encode(struct eri_sge *sge, const struct ib_sge *sg_list,
 }
 
 /**
+ * eri_sq_wqe_start - clear a send WQE and make its common header bits
+ * @qp: the QP
+ * @wr: the work request
+ * @op: the WQE's opcode
+ * @wqe: the WQE, ERI_SQ_WQE_SIZE bytes
+ *
+ * Return: the opcode and the SIGNALED, SOLICITED and FENCE bits @wr (or the
+ * QP's sq_sig_all) asks for; the device ignores those that do not apply.
+ */
+u32 eri_sq_wqe_start(const struct eri_qp *qp, const struct ib_send_wr *wr,
+		     u32 op, void *wqe)
+{
+	u32 hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
+
+	memset(wqe, 0, ERI_SQ_WQE_SIZE);
+	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
+		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		hdr |= ERI_SQ_WQE_HDR_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		hdr |= ERI_SQ_WQE_HDR_FENCE;
+	return hdr;
+}
+
+/**
  * eri_sq_wqe_data - write a send WQE's inline data or its SGEs
  * @wr: the work request, its SGE count and lengths checked already
  * @inl: whether its data goes inline
@@ -912,12 +937,7 @@ static int eri_sq_local_wqe_build(struct eri_qp *qp,
 	u32 hdr;
 	int ret;
 
-	memset(wqe, 0, ERI_SQ_WQE_SIZE);
-	hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
-		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		hdr |= ERI_SQ_WQE_HDR_FENCE;
+	hdr = eri_sq_wqe_start(qp, wr, op, wqe);
 	if (op == ERI_SQ_OP_REG_MR) {
 		ret = eri_sq_reg_mr_build(wr, h);
 		if (ret)
@@ -949,13 +969,8 @@ static int eri_sq_atomic_wqe_build(struct eri_qp *qp,
 	if (!(edev->attr.caps & ERI_DEV_CAP_ATOMIC) || wr->num_sge != 1 ||
 	    (wr->send_flags & IB_SEND_INLINE))
 		return -EINVAL;
-	memset(wqe, 0, ERI_SQ_WQE_SIZE);
-	hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op) |
+	hdr = eri_sq_wqe_start(qp, wr, op, wqe) |
 	      FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1);
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
-		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		hdr |= ERI_SQ_WQE_HDR_FENCE;
 	h->length = cpu_to_le32(wr->sg_list[0].length);
 	h->remote_addr = cpu_to_le64(aw->remote_addr);
 	h->rkey = cpu_to_le32(aw->rkey);
@@ -997,14 +1012,7 @@ static int eri_sq_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
 	if (len > ERI_MAX_MSG_LEN || (inl && len > qp->max_inline))
 		return -EINVAL;
 
-	memset(wqe, 0, ERI_SQ_WQE_SIZE);
-	hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
-		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		hdr |= ERI_SQ_WQE_HDR_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		hdr |= ERI_SQ_WQE_HDR_FENCE;
+	hdr = eri_sq_wqe_start(qp, wr, op, wqe);
 	h->length = cpu_to_le32(len);
 
 	switch (op) {

@@ -157,12 +157,7 @@ int eri_ud_wqe_build(struct eri_qp *qp, const struct ib_send_wr *wr,
 	if (len > U32_MAX || (inl && len > qp->max_inline))
 		return -EINVAL;
 
-	memset(wqe, 0, ERI_SQ_WQE_SIZE);
-	hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
-		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		hdr |= ERI_SQ_WQE_HDR_SOLICITED;
+	hdr = eri_sq_wqe_start(qp, wr, op, wqe);
 	h->length = cpu_to_le32(len);
 	if (op == ERI_SQ_OP_SEND_IMM)
 		h->imm_data = wr->ex.imm_data;

@@ -244,6 +244,8 @@ int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
 int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
+u32 eri_sq_wqe_start(const struct eri_qp *qp, const struct ib_send_wr *wr,
+		     u32 op, void *wqe);
 u32 eri_sq_wqe_data(const struct ib_send_wr *wr, bool inl, void *dst);
 void eri_qp_async_event(struct eri_dev *edev, u32 qpn,
 			enum ib_event_type type);
