@@ -427,7 +427,7 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 	hrtimer_try_to_cancel(&qp->ack_timer);
 	if (syndrome == ERI_SYN_ACK) {
 		hdr->ack_psn = cpu_to_be32(qp->rmap.base);
-		hdr->offset = cpu_to_be32(eri_sim_sack_encode(&qp->rmap, psn,
+		hdr->offset = cpu_to_be32(eri_sim_sack_encode(&qp->rmap,
 							      hdr->sack));
 	} else {
 		hdr->ack_psn = cpu_to_be32(psn);

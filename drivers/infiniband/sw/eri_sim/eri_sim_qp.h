@@ -27,7 +27,7 @@
 #define ERI_SIM_TX_BUDGET	64
 /* The requester asks for an ACK at least every this many packets. */
 #define ERI_SIM_ACK_EVERY	8
-/* While a hole is open, the responder ACKs every this many packets past it. */
+/* While a hole is open, the responder ACKs every this many arrivals. */
 #define ERI_SIM_ACK_EVERY_OOO	2
 /*
  * Lower bound of the retransmission timeout: RTT samples under a loaded

@@ -73,25 +73,24 @@ void eri_sim_psn_map_advance(struct eri_sim_psn_map *m, u32 n)
 /**
  * eri_sim_sack_encode - the SACK field of an ACK whose ack_psn is @m->base
  * @m: the receive map
- * @newest: the PSN the ACK is for (its trigger): the words end with it
- *	when it lies more than ERI_WIRE_SACK_BITS past @m->base
  * @sack: ERI_WIRE_SACK_BITS / 64 words: bit j (least significant first) of
  *	word j / 64 set when PSN base + 1 + offset + j arrived
  *
- * Return: the offset (0 when @newest lies within the first
- * ERI_WIRE_SACK_BITS PSNs past the base, or before it).
+ * The words end with the newest PSN that arrived when it lies more than
+ * ERI_WIRE_SACK_BITS past the base: an ACK always reports the newest
+ * arrivals; earlier ACKs reported the older ones.
+ *
+ * Return: the offset.
  */
-u32 eri_sim_sack_encode(const struct eri_sim_psn_map *m, u32 newest,
-			__be64 *sack)
+u32 eri_sim_sack_encode(const struct eri_sim_psn_map *m, __be64 *sack)
 {
+	u32 last = find_last_bit(m->bits, ERI_SIM_REL_WIN), off = 0;
 	DECLARE_BITMAP(t, ERI_SIM_REL_WIN);
 	u64 w[ERI_WIRE_SACK_BITS / 64];
-	s32 d = eri_psn_diff(newest, m->base);
-	u32 off = 0;
 	unsigned int i;
 
-	if (d > ERI_WIRE_SACK_BITS && d < ERI_SIM_REL_WIN)
-		off = d - ERI_WIRE_SACK_BITS;
+	if (last < ERI_SIM_REL_WIN && last > ERI_WIRE_SACK_BITS)
+		off = last - ERI_WIRE_SACK_BITS;
 	bitmap_shift_right(t, m->bits, 1 + off, ERI_SIM_REL_WIN);
 	bitmap_to_arr64(w, t, ERI_WIRE_SACK_BITS);
 	for (i = 0; i < ARRAY_SIZE(w); i++)

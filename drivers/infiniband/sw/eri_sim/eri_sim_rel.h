@@ -63,8 +63,7 @@ enum eri_sim_psn_set eri_sim_psn_map_set(struct eri_sim_psn_map *m, u32 psn);
 bool eri_sim_psn_map_test(const struct eri_sim_psn_map *m, u32 psn);
 u32 eri_sim_psn_map_run(const struct eri_sim_psn_map *m);
 void eri_sim_psn_map_advance(struct eri_sim_psn_map *m, u32 n);
-u32 eri_sim_sack_encode(const struct eri_sim_psn_map *m, u32 newest,
-			__be64 *sack);
+u32 eri_sim_sack_encode(const struct eri_sim_psn_map *m, __be64 *sack);
 void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
 			 unsigned long *out);
 

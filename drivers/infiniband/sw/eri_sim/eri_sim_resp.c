@@ -706,8 +706,10 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	 * At once: what the requester asks for, the first packet past a new
 	 * hole and a packet that closes one (ePSN jumps over the PSNs after
 	 * it); then every ERI_SIM_ACK_EVERY_OOO-th packet while a hole is
-	 * open (the requester needs ERI_SIM_DUP_THRESH of them to declare
-	 * the loss), every ERI_SIM_ACK_EVERY-th otherwise.
+	 * open (the requester counts the PSNs SACKed past a hole to declare
+	 * it lost), every ERI_SIM_ACK_EVERY-th otherwise.  The delayed ACK
+	 * covers the rest; queued, not active: a callback about to return
+	 * has already sent its ACK.
 	 */
 	ack_now = new_hole ||
 		  (hdr->flags & (ERI_WIRE_ACK_REQ | ERI_WIRE_PROBE)) ||
@@ -716,7 +718,7 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 				    ERI_SIM_ACK_EVERY_OOO);
 	if (ack_now)
 		eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
-	else if (!hrtimer_active(&qp->ack_timer))
+	else if (!hrtimer_is_queued(&qp->ack_timer))
 		hrtimer_start(&qp->ack_timer, ns_to_ktime(ERI_SIM_DELACK_NS),
 			      HRTIMER_MODE_REL_SOFT);
 }
