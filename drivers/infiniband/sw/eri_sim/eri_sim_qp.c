@@ -617,6 +617,22 @@ int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw)
 	return slot;
 }
 
+/* Decode @n SGEs of a WQE (send or receive).  Return: their bytes. */
+static u64 eri_sim_sges_decode(struct eri_sim_sge *dst,
+			       const struct eri_sge *src, u32 n)
+{
+	u64 total = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = le64_to_cpu(src[i].addr);
+		dst[i].length = le32_to_cpu(src[i].length);
+		dst[i].lkey = le32_to_cpu(src[i].lkey);
+		total += dst[i].length;
+	}
+	return total;
+}
+
 /**
  * eri_sim_swqe_sges - decode the gather list of a send WQE
  * @w: the WQE being decoded, @w->num_sge set from its header
@@ -632,17 +648,11 @@ int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw)
 u8 eri_sim_swqe_sges(struct eri_sim_swqe *w, const struct eri_sge *sge,
 		     u32 max_sge, u64 max_len)
 {
-	u64 total = 0;
-	u32 i;
+	u64 total;
 
 	if (w->num_sge > max_sge)
 		return ERI_CQE_STS_LOC_QP_OP_ERR;
-	for (i = 0; i < w->num_sge; i++) {
-		w->sge[i].addr = le64_to_cpu(sge[i].addr);
-		w->sge[i].length = le32_to_cpu(sge[i].length);
-		w->sge[i].lkey = le32_to_cpu(sge[i].lkey);
-		total += w->sge[i].length;
-	}
+	total = eri_sim_sges_decode(w->sge, sge, w->num_sge);
 	if (total > max_len)
 		return ERI_CQE_STS_LOC_LEN_ERR;
 	w->length = total;
@@ -665,8 +675,7 @@ int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
 	u8 raw[ERI_RQ_WQE_SIZE];
 	const struct eri_rq_wqe_hdr *h = (const void *)raw;
 	const struct eri_sge *sge = (const void *)(h + 1);
-	u64 total = 0;
-	u32 i;
+	u64 total;
 
 	lockdep_assert_held(&qp->lock);
 	/* The index before the WQE; pairs with the producer's write barrier. */
@@ -676,12 +685,7 @@ int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
 	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
 	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
 		return -EINVAL;
-	for (i = 0; i < r->num_sge; i++) {
-		r->sge[i].addr = le64_to_cpu(sge[i].addr);
-		r->sge[i].length = le32_to_cpu(sge[i].length);
-		r->sge[i].lkey = le32_to_cpu(sge[i].lkey);
-		total += r->sge[i].length;
-	}
+	total = eri_sim_sges_decode(r->sge, sge, r->num_sge);
 	if (total > ERI_SIM_MAX_MSG_LEN)
 		return -EINVAL;
 	r->length = total;
