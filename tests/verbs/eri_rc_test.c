@@ -99,9 +99,8 @@ static void report_quirk(bool cond, bool seen, const char *quirk,
 		todo++;
 	else
 		failed++;
-	printf("%s - ", cond ? "ok" : "not ok");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_line(cond, fmt, ap);
 	va_end(ap);
 	if (known)
 		printf(" # TODO %s: %s", quirk, why);

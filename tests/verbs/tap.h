@@ -13,6 +13,13 @@
 
 static int passed, failed;
 
+/* "ok - ..." or "not ok - ...", without the newline (a directive may follow). */
+static void tap_line(bool cond, const char *fmt, va_list ap)
+{
+	printf("%s - ", cond ? "ok" : "not ok");
+	vprintf(fmt, ap);
+}
+
 static void report(bool cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void report(bool cond, const char *fmt, ...)
@@ -23,9 +30,8 @@ static void report(bool cond, const char *fmt, ...)
 		passed++;
 	else
 		failed++;
-	printf("%s - ", cond ? "ok" : "not ok");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_line(cond, fmt, ap);
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
