@@ -702,8 +702,12 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 		if (pipe >= win)
 			break;
 		if (next > now) {
-			/* Paced: the timer runs the requester then. */
-			if (!hrtimer_active(&qp->pace_timer))
+			/*
+			 * Paced: the timer runs the requester then.  Not
+			 * hrtimer_active(): it is true inside the pace timer's
+			 * own callback, which would then end without a timer.
+			 */
+			if (!hrtimer_is_queued(&qp->pace_timer))
 				hrtimer_start(&qp->pace_timer,
 					      ns_to_ktime(next - now),
 					      HRTIMER_MODE_REL_SOFT);
