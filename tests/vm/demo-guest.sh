@@ -64,8 +64,16 @@ run_pair() {
 	local srv=$!
 	sleep 1
 	ip netns exec "$ns0" timeout 60 "$@" -d eri0 "$gflag" "$g0" 198.18.0.2 ||
-		fail "$1 client"
-	wait "$srv" || fail "$1 server"
+		server_fail "$srv" "$1 client"
+	wait "$srv" || server_fail "" "$1 server"
+}
+# server_fail PID WHAT: the server's output (after it ended), then fail.
+server_fail() {
+	[ -z "$1" ] || wait "$1"
+	echo "--- server output:"
+	cat /tmp/demo-srv.out
+	ip netns exec "$ns0" rdma statistic show link eri0/1
+	fail "$2"
 }
 gflag=-g run_pair ibv_rc_pingpong -s 4096 -n 100
 gflag=-x run_pair ib_write_bw -s 65536 -n 500

@@ -145,7 +145,7 @@ server_client_port() {
 		tail -n 4 /tmp/cli.out | sed 's/^/#   /'
 	else
 		not_ok "$name (client exit $crc, server exit $src)"
-		sed 's/^/#   server: /' /tmp/srv.out | tail -n 20
-		sed 's/^/#   client: /' /tmp/cli.out | tail -n 20
+		sed 's/^/#   server: /' /tmp/srv.out | tail -n 60
+		sed 's/^/#   client: /' /tmp/cli.out | tail -n 60
 	fi
 }
