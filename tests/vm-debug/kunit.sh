@@ -21,7 +21,8 @@ if [ ! -d "$KU" ]; then
 fi
 
 if [ -n "${1:-}" ]; then
-	echo "$1" > /sys/module/kunit/parameters/filter_glob ||
+	# No newline: a charp parameter keeps it, and no suite would match.
+	printf '%s' "$1" > /sys/module/kunit/parameters/filter_glob ||
 		{ echo "cannot set KUnit's filter_glob"; exit 1; }
 fi
 rc=0
