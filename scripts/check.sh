@@ -55,7 +55,7 @@ fail() {
 		# CI keeps only this output: the lines that say what went
 		# wrong, wherever they are, then the end of the log.
 		echo "---- error lines of $log:"
-		grep -nE "not ok|FAIL|[Ff]ail|[Ee]rror|Couldn't|syndrom|BUG|WARNING|Call Trace|timed out" \
+		grep -nE "not ok|FAIL|[Ff]ail|[Ee]rror|Couldn't|Can't|r\^2|syndrom|BUG|WARNING|Call Trace|timed out" \
 			"$log" | head -n 40 | sed 's/^/  | /'
 		echo "---- last lines of $log:"
 		tail -n 25 "$log" | sed 's/^/  | /'
