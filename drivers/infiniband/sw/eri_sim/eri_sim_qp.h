@@ -25,10 +25,11 @@
 #define ERI_SIM_READ_CHUNK_PKTS	32
 /* Packets one run of the requester sends before it yields. */
 #define ERI_SIM_TX_BUDGET	64
-/* The requester asks for an ACK at least every this many packets. */
+/*
+ * The requester asks for an ACK at least every this many packets, and the
+ * responder sends one every this many arrivals, in order or not.
+ */
 #define ERI_SIM_ACK_EVERY	8
-/* While a hole is open, the responder ACKs every this many arrivals. */
-#define ERI_SIM_ACK_EVERY_OOO	2
 /*
  * Lower bound of the retransmission timeout: RTT samples under a loaded
  * host (or QEMU) jump by milliseconds; probes and SACK find most losses

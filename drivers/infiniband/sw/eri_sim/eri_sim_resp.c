@@ -705,17 +705,17 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	/*
 	 * At once: what the requester asks for, the first packet past a new
 	 * hole and a packet that closes one (ePSN jumps over the PSNs after
-	 * it); then every ERI_SIM_ACK_EVERY_OOO-th packet while a hole is
-	 * open (the requester counts the PSNs SACKed past a hole to declare
-	 * it lost), every ERI_SIM_ACK_EVERY-th otherwise.  The delayed ACK
-	 * covers the rest; queued, not active: a callback about to return
-	 * has already sent its ACK.
+	 * it); then every ERI_SIM_ACK_EVERY-th packet, while a hole is open
+	 * too: the next ACK reports ERI_SIM_ACK_EVERY more PSNs past the
+	 * hole, more than the requester needs to declare it lost, and under
+	 * loss (a hole open most of the time) ACKs sent more often cost the
+	 * CPU as much as the data.  The delayed ACK covers the rest; queued,
+	 * not active: a callback about to return has already sent its ACK.
 	 */
 	ack_now = new_hole ||
 		  (hdr->flags & (ERI_WIRE_ACK_REQ | ERI_WIRE_PROBE)) ||
 		  (in_order && eri_psn_diff(qp->rmap.base, psn) > 1) ||
-		  ++qp->unacked >= (in_order ? ERI_SIM_ACK_EVERY :
-				    ERI_SIM_ACK_EVERY_OOO);
+		  ++qp->unacked >= ERI_SIM_ACK_EVERY;
 	if (ack_now)
 		eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
 	else if (!hrtimer_is_queued(&qp->ack_timer))
