@@ -29,6 +29,10 @@ enum eri_aq_opcode {
 	ERI_AQ_OP_DESTROY_QP = 12,
 	ERI_AQ_OP_QUERY_STATS = 13,
 	ERI_AQ_OP_SET_CC = 14,
+	ERI_AQ_OP_CREATE_SRQ = 15,
+	ERI_AQ_OP_MODIFY_SRQ = 16,
+	ERI_AQ_OP_QUERY_SRQ = 17,
+	ERI_AQ_OP_DESTROY_SRQ = 18,
 	ERI_AQ_OP_MAX,
 };
 
@@ -285,6 +289,11 @@ enum eri_qp_type {
  * physically contiguous); the struct eri_qp_dbrec at dbrec_addr carries the
  * producer indexes and the kick flags.  Completions of each queue go to CQ
  * send_cqn or recv_cqn, which must exist.
+ *
+ * With SRQ set the QP (RC or UD, not GSI) has no receive queue of its own:
+ * it receives from shared receive queue @srqn, which must exist; rq_addr
+ * and RQ_DEPTH_LOG must be 0, and rq_pi and rq_need_kick of the doorbell
+ * record are unused.  Without SRQ, @srqn must be 0.
  */
 struct eri_aq_create_qp_cmd {
 	struct eri_aq_cmd_hdr hdr;
@@ -296,7 +305,8 @@ struct eri_aq_create_qp_cmd {
 	__le32 send_cqn;
 	__le32 recv_cqn;
 	__le32 cfg;
-	u8 reserved[12];
+	__le32 srqn;
+	u8 reserved[8];
 };
 
 #define ERI_AQ_CREATE_QP_TYPE		GENMASK(3, 0)	/* enum eri_qp_type */
@@ -304,8 +314,86 @@ struct eri_aq_create_qp_cmd {
 #define ERI_AQ_CREATE_QP_RQ_DEPTH_LOG	GENMASK(15, 12)
 /* Every send WQE completes, whatever its SIGNALED flag says. */
 #define ERI_AQ_CREATE_QP_SQ_SIG_ALL	BIT(16)
+/* Receives come from shared receive queue @srqn. */
+#define ERI_AQ_CREATE_QP_SRQ		BIT(17)
 
 static_assert(sizeof(struct eri_aq_create_qp_cmd) == ERI_AQ_SQE_SIZE);
+static_assert(offsetof(struct eri_aq_create_qp_cmd, srqn) == 52);
+
+/*
+ * CREATE_SRQ: shared receive queue @srqn of PD @pdn, a ring of
+ * 2^depth_log receive WQEs (struct eri_rq_wqe_hdr and its SGEs, 128 bytes
+ * each, physically contiguous) at ring_addr, and the struct eri_srq_dbrec
+ * at dbrec_addr through which the producer publishes its index.  The
+ * limit starts disarmed.  Keys of its WQEs are checked against @pdn.
+ */
+struct eri_aq_create_srq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 ring_addr;
+	__le64 dbrec_addr;
+	__le32 srqn;
+	__le32 pdn;
+	__le32 cfg;
+	u8 reserved[28];
+};
+
+#define ERI_AQ_CREATE_SRQ_DEPTH_LOG	GENMASK(4, 0)
+
+static_assert(sizeof(struct eri_aq_create_srq_cmd) == ERI_AQ_SQE_SIZE);
+static_assert(offsetof(struct eri_aq_create_srq_cmd, cfg) == 32);
+
+/*
+ * MODIFY_SRQ: with LIMIT in @mask, arms the limit at @limit (at most
+ * 2^depth_log; 0 disarms).  An armed limit fires once: the first time
+ * fewer than @limit WQEs are left untaken, the device disarms it and posts
+ * ERI_AEQE_SRQ_LIMIT; if fewer are left already, at once.
+ */
+struct eri_aq_modify_srq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 srqn;
+	__le32 mask;
+	__le32 limit;
+	u8 reserved[44];
+};
+
+#define ERI_AQ_MODIFY_SRQ_LIMIT		BIT(0)
+
+static_assert(sizeof(struct eri_aq_modify_srq_cmd) == ERI_AQ_SQE_SIZE);
+
+/* QUERY_SRQ: the response sits in the completion entry. */
+struct eri_aq_query_srq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 srqn;
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_query_srq_cmd) == ERI_AQ_SQE_SIZE);
+
+struct eri_aq_query_srq_resp {
+	__le32 limit;			/* armed limit; 0: not armed */
+	__le32 ci;			/* [15:0] next WQE the device takes */
+	__le32 pi;			/* [15:0] producer index, read now */
+	__le32 flags;			/* ERI_AQ_SRQ_* */
+	__le32 users;			/* QPs receiving from it */
+	__le32 reserved;
+};
+
+/* The producer claimed more WQEs than the ring holds: it takes no more. */
+#define ERI_AQ_SRQ_BROKEN		BIT(0)
+
+static_assert(sizeof(struct eri_aq_query_srq_resp) == 24);
+
+/*
+ * DESTROY_SRQ: fails with BAD_STATE while a QP receives from @srqn; once
+ * it completes the device touches neither the ring nor the record again.
+ */
+struct eri_aq_destroy_srq_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le32 srqn;
+	u8 reserved[52];
+};
+
+static_assert(sizeof(struct eri_aq_destroy_srq_cmd) == ERI_AQ_SQE_SIZE);
 
 /* Queue pair states, as the verbs know them. */
 enum eri_qp_state {

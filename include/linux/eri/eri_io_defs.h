@@ -48,6 +48,15 @@ enum eri_aeqe_type {
 	ERI_AEQE_QP_REQ_ERR = 6,
 	/* QP @subject, as responder, refused an access to memory: ERR. */
 	ERI_AEQE_QP_ACCESS_ERR = 7,
+	/* SRQ @subject fell below its armed limit; @data: WQEs left. */
+	ERI_AEQE_SRQ_LIMIT = 8,
+	/* SRQ @subject is broken (its producer index overran the ring). */
+	ERI_AEQE_SRQ_ERR = 9,
+	/*
+	 * QP @subject of an SRQ entered ERR and flushed every WQE it had
+	 * taken: none of its completions is left to come.
+	 */
+	ERI_AEQE_QP_LAST_WQE = 10,
 };
 
 /* Completion event queue entry: CQ @cqn has a new completion. */
@@ -250,13 +259,34 @@ static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
 #define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)
 #define ERI_RQ_WQE_MAX_SGE		7
 
-/* Receive queue WQE: this 16-byte header, then NUM_SGE struct eri_sge. */
+/*
+ * Receive queue WQE: this 16-byte header, then NUM_SGE struct eri_sge.
+ * @tag is that of a shared receive queue's WQE, which its completion
+ * carries as wqe_idx; the device never interprets it.  0 in a QP's own
+ * receive queue, where the device ignores it.
+ */
 struct eri_rq_wqe_hdr {
 	__le32 hdr;
-	__le32 reserved[3];
+	__le32 tag;
+	__le32 reserved[2];
 };
 
 #define ERI_RQ_WQE_HDR_NUM_SGE		GENMASK(3, 0)
+
+static_assert(sizeof(struct eri_rq_wqe_hdr) == 16);
+
+/*
+ * Shared receive queue doorbell record, written by the producer only:
+ * @pi is its free-running 16-bit producer index.  The producer writes the
+ * WQEs, then (after a write barrier) the index; the device reads it
+ * whenever a QP needs a WQE, so an SRQ has no doorbell register.
+ */
+struct eri_srq_dbrec {
+	__le32 pi;
+	__le32 reserved;
+};
+
+static_assert(sizeof(struct eri_srq_dbrec) == 8);
 
 static_assert(sizeof(struct eri_rq_wqe_hdr) +
 	      ERI_RQ_WQE_MAX_SGE * sizeof(struct eri_sge) == ERI_RQ_WQE_SIZE);
@@ -293,7 +323,8 @@ enum eri_cqe_status {
 /*
  * Completion queue entry.  @wqe_idx is the free-running index of the WQE
  * that completed, in the queue SQ names; WQEs of a queue complete in order,
- * so a send completion also retires the unsignaled WQEs before it.
+ * so a send completion also retires the unsignaled WQEs before it.  With
+ * SRQ, @wqe_idx is the tag of the WQE shared receive queue @srqn gave.
  * @byte_len is the received length (receive completions; for UD it counts
  * the 40 bytes of the GRH) or the length of the request.  @imm_data is
  * valid with IMM, @inv_rkey with INV.
@@ -306,7 +337,7 @@ struct eri_cqe {
 	__be32 imm_data;
 	__le32 inv_rkey;
 	__le32 src_qpn;
-	__le32 reserved;
+	__le32 srqn;
 };
 
 #define ERI_CQE_HDR_OWNER		BIT(0)
@@ -321,6 +352,11 @@ struct eri_cqe {
  */
 #define ERI_CQE_HDR_GRH			BIT(5)
 #define ERI_CQE_HDR_IPV4		BIT(6)
+/*
+ * A receive from shared receive queue @srqn: @wqe_idx is the tag of the
+ * WQE taken, not an index.
+ */
+#define ERI_CQE_HDR_SRQ			BIT(7)
 #define ERI_CQE_HDR_OPCODE		GENMASK(15, 8)	/* enum eri_cqe_opcode */
 #define ERI_CQE_HDR_STATUS		GENMASK(23, 16)	/* enum eri_cqe_status */
 

@@ -83,6 +83,23 @@ struct eri_ibv_create_qp_resp {
 };
 
 /*
+ * A shared receive queue: a ring of 2^depth_log receive WQEs and a struct
+ * eri_srq_dbrec at offset 0 of its page, both mapped by the provider,
+ * which posts into them by itself (no doorbell).  The create request
+ * carries no driver data.
+ */
+struct eri_ibv_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;
+	__aligned_u64 ring_mmap_key;
+	__aligned_u64 dbrec_mmap_key;
+	__u32 ring_size;
+	__u32 dbrec_size;
+	__u8 depth_log;
+	__u8 reserved[7];
+};
+
+/*
  * An address handle is the provider's: the kernel checks the address and
  * returns the resolved vector, which the provider copies into each UD send
  * WQE (struct eri_sq_ud_av of the device).  GIDs are IPv6 addresses, IPv4

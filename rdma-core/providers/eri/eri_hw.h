@@ -167,10 +167,15 @@ static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
 #define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)
 #define ERI_RQ_WQE_MAX_SGE		7
 
-/* Receive queue WQE: this 16-byte header, then NUM_SGE struct eri_sge. */
+/*
+ * Receive queue WQE: this 16-byte header, then NUM_SGE struct eri_sge.
+ * @tag: a shared receive queue's WQE's, echoed as its CQE's wqe_idx; 0 in
+ * a QP's own receive queue.
+ */
 struct eri_rq_wqe_hdr {
 	__le32 hdr;
-	__le32 reserved[3];
+	__le32 tag;
+	__le32 reserved[2];
 };
 
 #define ERI_RQ_WQE_HDR_NUM_SGE		GENMASK(3, 0)
@@ -179,6 +184,17 @@ static_assert(sizeof(struct eri_rq_wqe_hdr) == 16, "eri_rq_wqe_hdr size");
 static_assert(sizeof(struct eri_rq_wqe_hdr) +
 	      ERI_RQ_WQE_MAX_SGE * sizeof(struct eri_sge) == ERI_RQ_WQE_SIZE,
 	      "RQ WQE");
+
+/*
+ * Shared receive queue doorbell record (8 bytes at offset 0 of its
+ * mapping), written by us alone: the free-running producer index.
+ */
+struct eri_srq_dbrec {
+	__le32 pi;
+	__le32 reserved;
+};
+
+static_assert(sizeof(struct eri_srq_dbrec) == 8, "eri_srq_dbrec size");
 
 enum eri_cqe_opcode {
 	ERI_CQE_OP_SEND = 0,
@@ -209,7 +225,8 @@ enum eri_cqe_status {
 
 /*
  * Completion queue entry.  @wqe_idx is the free-running index of the WQE
- * that completed in the queue the SQ bit names.
+ * that completed in the queue the SQ bit names; with SRQ, the tag of the
+ * shared receive queue @srqn's WQE.
  */
 struct eri_cqe {
 	__le32 hdr;
@@ -219,7 +236,7 @@ struct eri_cqe {
 	__be32 imm_data;
 	__le32 inv_rkey;
 	__le32 src_qpn;
-	__le32 reserved;
+	__le32 srqn;
 };
 
 #define ERI_CQE_SHIFT			5
@@ -232,6 +249,7 @@ struct eri_cqe {
 /* UD receives: the buffer starts with the 40-byte GRH (IPV4: RoCEv2 style). */
 #define ERI_CQE_HDR_GRH			BIT(5)
 #define ERI_CQE_HDR_IPV4		BIT(6)
+#define ERI_CQE_HDR_SRQ			BIT(7)
 #define ERI_CQE_HDR_OPCODE		GENMASK(15, 8)	/* enum eri_cqe_opcode */
 #define ERI_CQE_HDR_STATUS		GENMASK(23, 16)	/* enum eri_cqe_status */
 

@@ -1042,6 +1042,7 @@ static int eri_build_recv_wqe(struct eri_qp *qp, const struct ibv_recv_wr *wr)
 	/* The slot is free: the device completed what it held. */
 	wqe = (void *)((uint8_t *)rq->ring + ((size_t)slot << ERI_RQ_WQE_SHIFT));
 	wqe->hdr = htole32(FIELD_PREP(ERI_RQ_WQE_HDR_NUM_SGE, wr->num_sge));
+	wqe->tag = 0;
 	memset(wqe->reserved, 0, sizeof(wqe->reserved));
 	eri_write_sges((struct eri_sge *)(wqe + 1), wr->sg_list, wr->num_sge);
 
