@@ -34,6 +34,7 @@
 #define ERI_SIM_MAX_PD		16384
 #define ERI_SIM_MAX_QP		16384
 #define ERI_SIM_MAX_CQ		16384
+#define ERI_SIM_MAX_SRQ		4096
 #define ERI_SIM_MAX_QP_WR_LOG	14
 #define ERI_SIM_MAX_CQE_LOG	ERI_RING_MAX_DEPTH_LOG
 #define ERI_SIM_MR_MAX_PAGES	BIT(20)
@@ -131,6 +132,8 @@ struct eri_sim_dev {
 	/* CQs by CQN and QPs by QPN; changed in the device context only. */
 	struct xarray cqs;
 	struct xarray qps;
+	/* SRQs by SRQN; changed and read in the device context only. */
+	struct xarray srqs;
 	/* enum eri_cc_algo of QPs created from now on (SET_CC); device context. */
 	u8 cc_algo;
 	/* Where queue pairs finish work their doorbells and ACKs started. */

@@ -33,6 +33,10 @@ union eri_sim_aq_cmd {
 	struct eri_aq_destroy_qp_cmd destroy_qp;
 	struct eri_aq_query_stats_cmd query_stats;
 	struct eri_aq_set_cc_cmd set_cc;
+	struct eri_aq_create_srq_cmd create_srq;
+	struct eri_aq_modify_srq_cmd modify_srq;
+	struct eri_aq_query_srq_cmd query_srq;
+	struct eri_aq_destroy_srq_cmd destroy_srq;
 	u8 raw[ERI_AQ_SQE_SIZE];
 };
 
@@ -206,6 +210,14 @@ static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		return eri_sim_query_stats(sdev, &cmd->query_stats);
 	case ERI_AQ_OP_SET_CC:
 		return eri_sim_set_cc(sdev, &cmd->set_cc);
+	case ERI_AQ_OP_CREATE_SRQ:
+		return eri_sim_create_srq(sdev, &cmd->create_srq);
+	case ERI_AQ_OP_MODIFY_SRQ:
+		return eri_sim_modify_srq(sdev, &cmd->modify_srq);
+	case ERI_AQ_OP_QUERY_SRQ:
+		return eri_sim_query_srq(sdev, &cmd->query_srq, resp);
+	case ERI_AQ_OP_DESTROY_SRQ:
+		return eri_sim_destroy_srq(sdev, &cmd->destroy_srq);
 	default:
 		return ERI_AQ_STS_BAD_OPCODE;
 	}

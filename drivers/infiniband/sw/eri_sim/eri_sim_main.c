@@ -103,6 +103,7 @@ static void eri_sim_dev_free(struct eri_sim_dev *sdev)
 	destroy_workqueue(sdev->wq);
 	/* What a driver left behind without resetting the device. */
 	eri_sim_qps_destroy(sdev);
+	eri_sim_srqs_destroy(sdev);
 	eri_sim_cqs_destroy(sdev);
 	eri_sim_mrs_destroy(sdev);
 	eri_sim_net_detach(sdev);

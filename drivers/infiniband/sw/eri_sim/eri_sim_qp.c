@@ -88,6 +88,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	u32 rq_log = FIELD_GET(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG, cfg);
 	u32 type = FIELD_GET(ERI_AQ_CREATE_QP_TYPE, cfg);
 	u32 qpn = le32_to_cpu(cmd->qpn);
+	struct eri_sim_srq *srq = NULL;
 	struct eri_sim_cq *scq, *rcq;
 	struct eri_sim_qp *qp;
 	u8 status;
@@ -100,6 +101,16 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	    le32_to_cpu(cmd->pdn) >= ERI_SIM_MAX_PD ||
 	    sq_log > ERI_SIM_MAX_QP_WR_LOG || rq_log > ERI_SIM_MAX_QP_WR_LOG)
 		return ERI_AQ_STS_BAD_PARAM;
+	if (cfg & ERI_AQ_CREATE_QP_SRQ) {
+		/* An SRQ instead of a receive queue; ib_mad's QP has none. */
+		if (type == ERI_QPT_GSI || rq_log || cmd->rq_addr)
+			return ERI_AQ_STS_BAD_PARAM;
+		srq = eri_sim_srq_find(sdev, le32_to_cpu(cmd->srqn));
+		if (!srq)
+			return ERI_AQ_STS_BAD_PARAM;
+	} else if (cmd->srqn) {
+		return ERI_AQ_STS_BAD_PARAM;
+	}
 	scq = eri_sim_cq_find(sdev, le32_to_cpu(cmd->send_cqn));
 	rcq = eri_sim_cq_find(sdev, le32_to_cpu(cmd->recv_cqn));
 	if (!scq || !rcq)
@@ -112,11 +123,12 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 		return ERI_AQ_STS_NO_RESOURCE;
 	qp->sq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->sq_addr),
 				 (size_t)ERI_SQ_WQE_SIZE << sq_log);
-	qp->rq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->rq_addr),
-				 (size_t)ERI_RQ_WQE_SIZE << rq_log);
+	if (!srq)
+		qp->rq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->rq_addr),
+					 (size_t)ERI_RQ_WQE_SIZE << rq_log);
 	qp->dbrec = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->dbrec_addr),
 				    sizeof(*qp->dbrec));
-	if (!qp->sq || !qp->rq || !qp->dbrec) {
+	if (!qp->sq || (!srq && !qp->rq) || !qp->dbrec) {
 		status = ERI_AQ_STS_DMA_ERR;
 		goto err_free_qp;
 	}
@@ -145,6 +157,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->sig_all = cfg & ERI_AQ_CREATE_QP_SQ_SIG_ALL;
 	qp->scq = scq;
 	qp->rcq = rcq;
+	qp->srq = srq;
 	qp->sq_depth_log = sq_log;
 	qp->rq_depth_log = rq_log;
 	qp->mtu_log = 10;
@@ -177,6 +190,8 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	}
 	scq->users++;
 	rcq->users++;
+	if (srq)
+		srq->users++;
 	return ERI_AQ_STS_OK;
 
 err_destroy_dst_cache:
@@ -188,6 +203,16 @@ err_free_swqe:
 err_free_qp:
 	kvfree(qp);
 	return status;
+}
+
+/* Complete the WQEs an SRQ QP took and did not complete; qp->lock held. */
+static void eri_sim_qp_flush_taken_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	while (qp->rq_ci != qp->rq_take)
+		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
+						ERI_CQE_STS_WR_FLUSH_ERR, 0, 0,
+						0, 0);
 }
 
 /* Forget all queue state (RESET); qp->lock held. */
@@ -289,6 +314,9 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 		return ERI_AQ_STS_OK;
 	switch (attr->state) {
 	case ERI_QPS_RESET:
+		/* Taken SRQ WQEs complete before the indexes are forgotten. */
+		if (qp->srq)
+			eri_sim_qp_flush_taken_locked(qp);
 		qp->state = ERI_QPS_RESET;
 		eri_sim_qp_reset_locked(qp);
 		break;
@@ -389,11 +417,19 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	return ERI_AQ_STS_OK;
 }
 
-/* Take @qp out of the table and free it once nothing uses it. */
-static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp)
+/*
+ * Take @qp out of the table and free it once nothing uses it.  @flush:
+ * complete the WQEs it took from its SRQ first (DESTROY_QP; a reset
+ * device writes no host memory).
+ */
+static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp,
+			       bool flush)
 {
 	xa_erase(&sdev->qps, qp->qpn);
 	spin_lock_bh(&qp->lock);
+	/* In the same hold as @dead: no packet takes a WQE after it. */
+	if (flush && qp->srq)
+		eri_sim_qp_flush_taken_locked(qp);
 	qp->dead = true;
 	spin_unlock_bh(&qp->lock);
 	/* Neither re-arms the other once @dead is set. */
@@ -405,6 +441,8 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp)
 	wait_for_completion(&qp->unused);
 	qp->scq->users--;
 	qp->rcq->users--;
+	if (qp->srq)
+		qp->srq->users--;
 	dst_cache_destroy(&qp->dst_cache);
 	kvfree(qp->rwqe);
 	kvfree(qp->swqe);
@@ -418,7 +456,7 @@ u8 eri_sim_destroy_qp(struct eri_sim_dev *sdev,
 
 	if (!qp)
 		return ERI_AQ_STS_NOT_FOUND;
-	eri_sim_qp_destroy(sdev, qp);
+	eri_sim_qp_destroy(sdev, qp, true);
 	return ERI_AQ_STS_OK;
 }
 
@@ -429,7 +467,7 @@ void eri_sim_qps_destroy(struct eri_sim_dev *sdev)
 	unsigned long qpn;
 
 	xa_for_each(&sdev->qps, qpn, qp)
-		eri_sim_qp_destroy(sdev, qp);
+		eri_sim_qp_destroy(sdev, qp, false);
 }
 
 /*
@@ -440,6 +478,11 @@ static void eri_sim_qp_flush_rq_locked(struct eri_sim_qp *qp)
 {
 	u16 pi;
 
+	/* An SRQ's untaken WQEs are the other QPs': only taken ones flush. */
+	if (qp->srq) {
+		eri_sim_qp_flush_taken_locked(qp);
+		return;
+	}
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
 	if (eri_ring_used(pi, qp->rq_ci) > (1U << qp->rq_depth_log))
 		pi = qp->rq_ci + (1U << qp->rq_depth_log);
@@ -497,7 +540,9 @@ void eri_sim_qp_flush_locked(struct eri_sim_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
-	WRITE_ONCE(qp->dbrec->rq_need_kick, cpu_to_le32(1));
+	/* An SRQ QP has no receive queue of its own to kick. */
+	if (!qp->srq)
+		WRITE_ONCE(qp->dbrec->rq_need_kick, cpu_to_le32(1));
 	/* The flags before the indexes; pairs with the producers' barrier. */
 	smp_mb();
 	eri_sim_qp_flush_sq_locked(qp);
@@ -525,6 +570,9 @@ void eri_sim_qp_error_locked(struct eri_sim_qp *qp, u8 event)
 	eri_sim_qp_flush_locked(qp);
 	if (event)
 		eri_sim_aeq_post(qp->sdev, event, qp->qpn, 0);
+	/* Every WQE it took is flushed: none of its completions is left. */
+	if (qp->srq)
+		eri_sim_aeq_post(qp->sdev, ERI_AEQE_QP_LAST_WQE, qp->qpn, 0);
 }
 
 /**
@@ -555,6 +603,16 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 	};
 
 	lockdep_assert_held(&qp->lock);
+	/*
+	 * An SRQ QP completes only WQEs it took (rq_ci != rq_take): the
+	 * completion names the WQE by its tag.
+	 */
+	if (qp->srq) {
+		cqe.hdr |= cpu_to_le32(ERI_CQE_HDR_SRQ);
+		cqe.wqe_idx = cpu_to_le32(qp->rwqe[qp->rq_ci %
+						   ERI_SIM_RQ_AHEAD].tag);
+		cqe.srqn = cpu_to_le32(qp->srq->srqn);
+	}
 	qp->rwqe[qp->rq_ci % ERI_SIM_RQ_AHEAD].done = false;
 	qp->rq_ci++;
 	qp->rcv_msn++;
@@ -673,15 +731,32 @@ int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
 			   struct eri_sim_rwqe *r)
 {
 	u8 raw[ERI_RQ_WQE_SIZE];
-	const struct eri_rq_wqe_hdr *h = (const void *)raw;
-	const struct eri_sge *sge = (const void *)(h + 1);
-	u64 total;
 
 	lockdep_assert_held(&qp->lock);
 	/* The index before the WQE; pairs with the producer's write barrier. */
 	dma_rmb();
 	memcpy(raw, qp->rq + ((size_t)eri_ring_slot(idx, qp->rq_depth_log) <<
 			      ERI_RQ_WQE_SHIFT), sizeof(raw));
+	r->pdn = qp->pdn;
+	return eri_sim_rwqe_decode(raw, r);
+}
+
+/**
+ * eri_sim_rwqe_decode - decode a receive WQE the device copied
+ * @raw: the copy, ERI_RQ_WQE_SIZE bytes
+ * @r: where it goes; its tag is set even when the WQE is malformed, so
+ *	that its completion can carry it
+ *
+ * Return: 0, or -EINVAL when the WQE is malformed (more SGEs than a WQE
+ * holds, more bytes than a message).
+ */
+int eri_sim_rwqe_decode(const u8 *raw, struct eri_sim_rwqe *r)
+{
+	const struct eri_rq_wqe_hdr *h = (const void *)raw;
+	const struct eri_sge *sge = (const void *)(h + 1);
+	u64 total;
+
+	r->tag = le32_to_cpu(h->tag);
 	r->num_sge = FIELD_GET(ERI_RQ_WQE_HDR_NUM_SGE, le32_to_cpu(h->hdr));
 	if (r->num_sge > ERI_RQ_WQE_MAX_SGE)
 		return -EINVAL;
@@ -694,7 +769,8 @@ int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
 
 /**
  * eri_sim_sgl_copy - copy between a buffer and a scatter/gather list
- * @qp: the QP whose PD the keys must belong to
+ * @qp: the QP
+ * @pdn: the PD the keys must belong to: the QP's, or its SRQ's
  * @sge: the list
  * @num_sge: its length
  * @off: byte offset into the list
@@ -705,8 +781,9 @@ int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
  * Return: 0, -ERANGE when the list is shorter than @off + @len, or the
  * error of the failing key check.
  */
-int eri_sim_sgl_copy(struct eri_sim_qp *qp, const struct eri_sim_sge *sge,
-		     u32 num_sge, u32 off, void *buf, u32 len, bool to_sgl)
+int eri_sim_sgl_copy(struct eri_sim_qp *qp, u32 pdn,
+		     const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		     void *buf, u32 len, bool to_sgl)
 {
 	u32 access = to_sgl ? ERI_MR_ACCESS_LOCAL_WRITE : 0;
 	u32 i;
@@ -721,7 +798,7 @@ int eri_sim_sgl_copy(struct eri_sim_qp *qp, const struct eri_sim_sge *sge,
 			continue;
 		}
 		chunk = min(len, sge[i].length - off);
-		ret = eri_sim_mr_get(qp->sdev, sge[i].lkey, qp->pdn, access,
+		ret = eri_sim_mr_get(qp->sdev, sge[i].lkey, pdn, access,
 				     sge[i].addr + off, chunk, &mr);
 		if (ret)
 			return ret;

@@ -67,6 +67,25 @@ struct eri_sim_cq {
 	u32 users;		/* QPs completing into it; device context */
 };
 
+/*
+ * A shared receive queue.  QPs attached to it (@users, device context
+ * only, like cq->users) take its WQEs in ring order under @lock.
+ */
+struct eri_sim_srq {
+	struct eri_sim_dev *sdev;
+	/* Protects @ci, @limit and @broken; nests inside qp->lock, a leaf. */
+	spinlock_t lock;
+	u32 srqn;
+	u32 pdn;
+	u32 depth_log;
+	u8 *ring;
+	struct eri_srq_dbrec *dbrec;
+	u16 ci;			/* next WQE to take; free-running */
+	u32 limit;		/* armed limit; 0: not armed */
+	bool broken;		/* pi overran the ring: takes nothing more */
+	u32 users;		/* QPs receiving from it; device context */
+};
+
 /* A scatter/gather element, as the device copied it. */
 struct eri_sim_sge {
 	u64 addr;
@@ -107,6 +126,9 @@ struct eri_sim_swqe {
  */
 struct eri_sim_rwqe {
 	u8 num_sge;
+	bool bad;		/* malformed: fails the QP when it completes */
+	u32 tag;		/* SRQ WQEs: the producer's tag */
+	u32 pdn;		/* the PD its keys must belong to */
 	u32 length;
 	struct eri_sim_sge sge[ERI_RQ_WQE_MAX_SGE];
 	bool done;
@@ -147,6 +169,7 @@ struct eri_sim_qp {
 	bool sig_all;
 	struct eri_sim_cq *scq;
 	struct eri_sim_cq *rcq;
+	struct eri_sim_srq *srq;	/* receives from it; fixed at CREATE_QP */
 	u8 *sq;
 	u8 *rq;
 	struct eri_qp_dbrec *dbrec;
@@ -256,10 +279,26 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw);
 u8 eri_sim_swqe_sges(struct eri_sim_swqe *w, const struct eri_sge *sge,
 		     u32 max_sge, u64 max_len);
+int eri_sim_rwqe_decode(const u8 *raw, struct eri_sim_rwqe *r);
 int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
 			   struct eri_sim_rwqe *r);
-int eri_sim_sgl_copy(struct eri_sim_qp *qp, const struct eri_sim_sge *sge,
-		     u32 num_sge, u32 off, void *buf, u32 len, bool to_sgl);
+int eri_sim_sgl_copy(struct eri_sim_qp *qp, u32 pdn,
+		     const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		     void *buf, u32 len, bool to_sgl);
+
+/* eri_sim_srq.c */
+u8 eri_sim_create_srq(struct eri_sim_dev *sdev,
+		      const struct eri_aq_create_srq_cmd *cmd);
+u8 eri_sim_modify_srq(struct eri_sim_dev *sdev,
+		      const struct eri_aq_modify_srq_cmd *cmd);
+u8 eri_sim_query_srq(struct eri_sim_dev *sdev,
+		     const struct eri_aq_query_srq_cmd *cmd,
+		     struct eri_aq_query_srq_resp *resp);
+u8 eri_sim_destroy_srq(struct eri_sim_dev *sdev,
+		       const struct eri_aq_destroy_srq_cmd *cmd);
+void eri_sim_srqs_destroy(struct eri_sim_dev *sdev);
+struct eri_sim_srq *eri_sim_srq_find(struct eri_sim_dev *sdev, u32 srqn);
+int eri_sim_srq_take(struct eri_sim_srq *srq, struct eri_sim_rwqe *r);
 
 /* eri_sim_req.c */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp);

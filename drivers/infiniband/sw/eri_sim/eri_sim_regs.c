@@ -195,6 +195,7 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	xa_init(&sdev->mrs);
 	xa_init(&sdev->cqs);
 	xa_init(&sdev->qps);
+	xa_init(&sdev->srqs);
 	sdev->cc_algo = ERI_SIM_CC_DEFAULT;
 	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
 	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
@@ -210,6 +211,7 @@ static void eri_sim_disable(struct eri_sim_dev *sdev)
 	eri_sim_eq_destroy(&sdev->aeq);
 	/* QPs first: they complete into CQs and reach memory through MRs. */
 	eri_sim_qps_destroy(sdev);
+	eri_sim_srqs_destroy(sdev);
 	eri_sim_cqs_destroy(sdev);
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		eri_sim_eq_destroy(&sdev->ceq[i]);

@@ -429,8 +429,8 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	if (w->inline_data) {
 		memcpy(hdr + 1, w->data + off, len);
 	} else {
-		ret = eri_sim_sgl_copy(qp, w->sge, w->num_sge, off, hdr + 1,
-				       len, false);
+		ret = eri_sim_sgl_copy(qp, qp->pdn, w->sge, w->num_sge, off,
+				       hdr + 1, len, false);
 		if (ret) {
 			kfree_skb(skb);
 			return ret;
@@ -757,8 +757,8 @@ static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	if (len != min(qp->mtu, w->length - off))
 		return 0;
-	if (eri_sim_sgl_copy(qp, w->sge, w->num_sge, off, (void *)payload,
-			     len, true)) {
+	if (eri_sim_sgl_copy(qp, qp->pdn, w->sge, w->num_sge, off,
+			     (void *)payload, len, true)) {
 		/* It fails when it reaches the head. */
 		w->status = ERI_CQE_STS_LOC_PROT_ERR;
 		return 0;
@@ -789,7 +789,8 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 		return 0;	/* not asked for */
 	memcpy(&ar, payload, sizeof(ar));
 	orig = be64_to_cpu(ar.orig);
-	if (eri_sim_sgl_copy(qp, w->sge, 1, 0, &orig, sizeof(orig), true)) {
+	if (eri_sim_sgl_copy(qp, qp->pdn, w->sge, 1, 0, &orig, sizeof(orig),
+			     true)) {
 		/* It fails when it reaches the head. */
 		w->status = ERI_CQE_STS_LOC_PROT_ERR;
 		return 0;

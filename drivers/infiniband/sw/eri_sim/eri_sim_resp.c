@@ -55,6 +55,37 @@ static struct eri_sim_rwqe *eri_sim_resp_rwqe(struct eri_sim_qp *qp, u16 idx)
 }
 
 /*
+ * Take the next WQE of the QP's SRQ into @r, for the message after those
+ * that have one.  Return: as eri_sim_resp_take_one_locked().
+ */
+static int eri_sim_resp_take_srq_locked(struct eri_sim_qp *qp,
+					struct eri_sim_rwqe *r)
+{
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	memset(r, 0, sizeof(*r));
+	ret = eri_sim_srq_take(qp->srq, r);
+	if (ret < 0) {
+		/* The SRQ is broken: this QP cannot go on. */
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+		return -EINVAL;
+	}
+	if (!ret)
+		return 0;
+	qp->rq_take++;
+	if (!r->bad)
+		return 1;
+	/* The next to complete fails; WQEs before it are flushed first. */
+	if ((u16)(qp->rq_take - 1) == qp->rq_ci)
+		eri_sim_qp_complete_recv_locked(qp, ERI_CQE_OP_RECV,
+						ERI_CQE_STS_LOC_QP_OP_ERR, 0,
+						0, 0, 0);
+	eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+	return -EINVAL;
+}
+
+/*
  * Copy the next receive WQE from the ring.  Return: 1 when one was taken,
  * 0 when the ring holds no more, -EINVAL when the WQE or the index is
  * malformed (the QP is then in ERR).
@@ -66,6 +97,8 @@ static int eri_sim_resp_take_one_locked(struct eri_sim_qp *qp)
 	u16 pi;
 
 	lockdep_assert_held(&qp->lock);
+	if (qp->srq)
+		return eri_sim_resp_take_srq_locked(qp, r);
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
 	if (pi == qp->rq_take)
 		return 0;
@@ -98,13 +131,20 @@ err_bad_wqe:
  * message number is out of reach (or the ring broken: QP in ERR).
  */
 static int eri_sim_resp_rwqe_locked(struct eri_sim_qp *qp, u32 msn,
-				    struct eri_sim_rwqe **r)
+				    u32 psn, struct eri_sim_rwqe **r)
 {
 	u32 k = msn - qp->rcv_msn;
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
 	if (k >= ERI_SIM_RQ_AHEAD)
+		return -EINVAL;
+	/*
+	 * Message rcv_msn + k starts k PSNs past the next expected one at
+	 * the earliest: a packet claiming more is forged, and must not make
+	 * the QP take WQEs of its SRQ that the other QPs need.
+	 */
+	if (qp->srq && k > 0 && eri_psn_diff(psn, qp->rmap.base) < (int)k)
 		return -EINVAL;
 	while (eri_ring_used(qp->rq_take, qp->rq_ci) <= k) {
 		ret = eri_sim_resp_take_one_locked(qp);
@@ -153,7 +193,7 @@ eri_sim_resp_msg_rwqe_locked(struct eri_sim_qp *qp,
 		return NULL;
 	}
 	/* Its last packet may have arrived already (@done): no matter. */
-	ret = eri_sim_resp_rwqe_locked(qp, msn, &r);
+	ret = eri_sim_resp_rwqe_locked(qp, msn, psn, &r);
 	if (ret > 0)
 		return r;
 	if (!in_order || qp->state == ERI_QPS_ERR)
@@ -210,8 +250,8 @@ static int eri_sim_resp_send_locked(struct eri_sim_qp *qp,
 						 ERI_CQE_STS_LOC_LEN_ERR);
 		return -EINVAL;
 	}
-	if (eri_sim_sgl_copy(qp, r->sge, r->num_sge, off, (void *)payload,
-			     len, true)) {
+	if (eri_sim_sgl_copy(qp, r->pdn, r->sge, r->num_sge, off,
+			     (void *)payload, len, true)) {
 		if (in_order)
 			eri_sim_resp_fail_locked(qp, ERI_SYN_OP_NAK,
 						 ERI_CQE_STS_LOC_PROT_ERR);

@@ -166,8 +166,8 @@ static u8 eri_sim_ud_send_locked(struct eri_sim_qp *qp,
 		hdr->imm = w->imm;
 	if (w->inline_data) {
 		memcpy(hdr + 1, w->data, w->length);
-	} else if (eri_sim_sgl_copy(qp, w->sge, w->num_sge, 0, hdr + 1,
-				    w->length, false)) {
+	} else if (eri_sim_sgl_copy(qp, qp->pdn, w->sge, w->num_sge, 0,
+				    hdr + 1, w->length, false)) {
 		kfree_skb(skb);
 		return ERI_CQE_STS_LOC_PROT_ERR;
 	}
@@ -241,8 +241,25 @@ void eri_sim_ud_run_locked(struct eri_sim_qp *qp)
 static int eri_sim_ud_take_rwqe_locked(struct eri_sim_qp *qp,
 				       struct eri_sim_rwqe *r)
 {
+	int ret;
 	u16 pi;
 
+	if (qp->srq) {
+		memset(r, 0, sizeof(*r));
+		ret = eri_sim_srq_take(qp->srq, r);
+		if (ret < 0) {
+			/* The SRQ is broken: this QP cannot go on. */
+			eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+			return -EINVAL;
+		}
+		if (!ret)
+			return 0;
+		/* Taken: it completes with the datagram, under this hold. */
+		qp->rwqe[qp->rq_ci % ERI_SIM_RQ_AHEAD].tag = r->tag;
+		if (r->bad)
+			goto err_bad_wqe;
+		return 1;
+	}
 	pi = le32_to_cpu(READ_ONCE(qp->dbrec->rq_pi));
 	if (pi == qp->rq_ci)
 		return 0;
@@ -278,6 +295,13 @@ static void eri_sim_ud_complete_locked(struct eri_sim_qp *qp, u8 status,
 		.src_qpn = cpu_to_le32(src_qpn),
 	};
 
+	/* An SRQ WQE: named by the tag eri_sim_ud_take_rwqe_locked() kept. */
+	if (qp->srq) {
+		cqe.hdr |= cpu_to_le32(ERI_CQE_HDR_SRQ);
+		cqe.wqe_idx = cpu_to_le32(qp->rwqe[qp->rq_ci %
+						   ERI_SIM_RQ_AHEAD].tag);
+		cqe.srqn = cpu_to_le32(qp->srq->srqn);
+	}
 	qp->rq_ci++;
 	/*
 	 * A datagram takes its WQE and completes it under one hold of
@@ -334,10 +358,10 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
 	ip4->ihl = 5;
 	ip4->check = 0;
 	ip4->check = ip_fast_csum(ip4, ip4->ihl);
-	if (eri_sim_sgl_copy(qp, r.sge, r.num_sge, 0, grh, sizeof(grh),
+	if (eri_sim_sgl_copy(qp, r.pdn, r.sge, r.num_sge, 0, grh, sizeof(grh),
 			     true) ||
-	    eri_sim_sgl_copy(qp, r.sge, r.num_sge, sizeof(grh), (void *)payload,
-			     len, true)) {
+	    eri_sim_sgl_copy(qp, r.pdn, r.sge, r.num_sge, sizeof(grh),
+			     (void *)payload, len, true)) {
 		eri_sim_ud_complete_locked(qp, ERI_CQE_STS_LOC_PROT_ERR, 0, 0,
 					   0, 0);
 		/* The completion says why. */
