@@ -38,8 +38,11 @@ struct eri_ceq {
  * @cq_xa: CQs by CQN, for completion and async events; its lock is taken
  *	in the CEQ interrupt handler, so elsewhere with interrupts off
  * @qp_xa: QPs by QPN, for completions and async events
+ * @srq_xa: SRQs by SRQN, for async events and the completions of destroyed
+ *	QPs; its lock is taken under a CQ's lock, so with interrupts off
  * @cq_ida: CQ numbers
  * @qp_ida: QP numbers
+ * @srq_ida: SRQ numbers
  * @pd_ida: PD numbers
  * @mr_ida: MR key indexes
  * @mr_variant: the variant byte of the next MR key
@@ -59,8 +62,10 @@ struct eri_dev {
 	u32 num_ceqs;
 	struct xarray cq_xa;
 	struct xarray qp_xa;
+	struct xarray srq_xa;
 	struct ida cq_ida;
 	struct ida qp_ida;
+	struct ida srq_ida;
 	struct ida pd_ida;
 	struct ida mr_ida;
 	atomic_t mr_variant;

@@ -220,7 +220,104 @@ int eri_com_create_qp(struct eri_com_dev *com,
 				   FIELD_PREP(ERI_AQ_CREATE_QP_RQ_DEPTH_LOG,
 					      p->rq_depth_log) |
 				   (p->sq_sig_all ?
-				    ERI_AQ_CREATE_QP_SQ_SIG_ALL : 0)),
+				    ERI_AQ_CREATE_QP_SQ_SIG_ALL : 0) |
+				   (p->srq ? ERI_AQ_CREATE_QP_SRQ : 0)),
+		.srqn = cpu_to_le32(p->srq ? p->srqn : 0),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_create_srq - CREATE_SRQ: make a shared receive queue known,
+ * its limit disarmed
+ * @com: the device
+ * @srqn: its number
+ * @pdn: the PD its WQEs' keys belong to
+ * @ring: 2^@depth_log receive WQEs
+ * @dbrec: struct eri_srq_dbrec
+ * @depth_log: log2 of the WQE count
+ *
+ * Sleeps.  The caller owns @srqn.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_create_srq(struct eri_com_dev *com, u32 srqn, u32 pdn,
+		       dma_addr_t ring, dma_addr_t dbrec, u32 depth_log)
+{
+	struct eri_aq_create_srq_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_CREATE_SRQ),
+		.ring_addr = cpu_to_le64(ring),
+		.dbrec_addr = cpu_to_le64(dbrec),
+		.srqn = cpu_to_le32(srqn),
+		.pdn = cpu_to_le32(pdn),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_SRQ_DEPTH_LOG,
+					      depth_log)),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_modify_srq - MODIFY_SRQ: arm (or disarm, 0) the limit
+ * @com: the device
+ * @srqn: the SRQ
+ * @mask: ERI_AQ_MODIFY_SRQ_*
+ * @limit: the limit
+ *
+ * Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_modify_srq(struct eri_com_dev *com, u32 srqn, u32 mask,
+		       u32 limit)
+{
+	struct eri_aq_modify_srq_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_MODIFY_SRQ),
+		.srqn = cpu_to_le32(srqn),
+		.mask = cpu_to_le32(mask),
+		.limit = cpu_to_le32(limit),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_query_srq - QUERY_SRQ
+ * @com: the device
+ * @srqn: the SRQ
+ * @resp: where the device's answer goes
+ *
+ * Sleeps.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_query_srq(struct eri_com_dev *com, u32 srqn,
+		      struct eri_aq_query_srq_resp *resp)
+{
+	struct eri_aq_query_srq_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_QUERY_SRQ),
+		.srqn = cpu_to_le32(srqn),
+	};
+
+	return eri_com_exec(com, &cmd, sizeof(cmd), resp, sizeof(*resp));
+}
+
+/**
+ * eri_com_destroy_srq - DESTROY_SRQ: once it returns 0 the device touches
+ * nothing of @srqn
+ * @com: the device
+ * @srqn: the SRQ
+ *
+ * Sleeps.
+ *
+ * Return: 0 or a negative errno (-EINVAL while a QP receives from it).
+ */
+int eri_com_destroy_srq(struct eri_com_dev *com, u32 srqn)
+{
+	struct eri_aq_destroy_srq_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_DESTROY_SRQ),
+		.srqn = cpu_to_le32(srqn),
 	};
 
 	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);

@@ -69,6 +69,8 @@ struct eri_com_qp_create {
 	u32 sq_depth_log;
 	u32 rq_depth_log;
 	bool sq_sig_all;	/* every send WQE completes */
+	bool srq;		/* receives from SRQ @srqn; no rq */
+	u32 srqn;
 };
 
 int eri_com_query_device(struct eri_com_dev *com,
@@ -89,6 +91,13 @@ int eri_com_modify_qp(struct eri_com_dev *com, u32 qpn,
 int eri_com_query_qp(struct eri_com_dev *com, u32 qpn,
 		     struct eri_qp_attr *attr);
 int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn);
+int eri_com_create_srq(struct eri_com_dev *com, u32 srqn, u32 pdn,
+		       dma_addr_t ring, dma_addr_t dbrec, u32 depth_log);
+int eri_com_modify_srq(struct eri_com_dev *com, u32 srqn, u32 mask,
+		       u32 limit);
+int eri_com_query_srq(struct eri_com_dev *com, u32 srqn,
+		      struct eri_aq_query_srq_resp *resp);
+int eri_com_destroy_srq(struct eri_com_dev *com, u32 srqn);
 int eri_com_set_cc(struct eri_com_dev *com, enum eri_cc_algo algo);
 int eri_com_query_stats(struct eri_com_dev *com, u64 *stats,
 			unsigned int num);

@@ -267,6 +267,47 @@ static enum ib_wc_opcode eri_wc_opcode(u32 opcode, bool sq)
 }
 
 /*
+ * Give back the tag of an SRQ completion, and find its wr_id.  @qp: the QP
+ * the CQE names, if it still exists.  Returns whether the completion is to
+ * be reported: it is a kernel SRQ QP's, of this CQ, with a tag outstanding.
+ * A destroyed QP's completion (the device flushes those) only frees its
+ * tag, through the SRQ table: ib_core destroys no SRQ before its QPs.
+ */
+static bool eri_cq_srq_retire_locked(struct eri_cq *cq, struct eri_qp *qp,
+				     const struct eri_cqe *cqe, u64 *wr_id)
+{
+	struct eri_dev *edev = to_eri_dev(cq->ibcq.device);
+	u32 srqn = le32_to_cpu(cqe->srqn), tag = le32_to_cpu(cqe->wqe_idx);
+	struct eri_srq *srq;
+	bool ok = false;
+
+	lockdep_assert_held(&cq->lock);
+	if (qp && !qp->user && qp->srq && qp->srq->srqn == srqn &&
+	    qp->ibqp.recv_cq == &cq->ibcq) {
+		/*
+		 * The SRQ outlives the QP, which stays while we hold the CQ's
+		 * lock.  Lock order: cq->lock, then srq->lock.
+		 */
+		spin_lock(&qp->srq->lock);
+		ok = eri_srq_retire_locked(qp->srq, tag, wr_id);
+		spin_unlock(&qp->srq->lock);
+		return ok;
+	}
+	if (qp)
+		return false;
+	/* destroy_srq erases the SRQ before it frees it: held, it stays. */
+	xa_lock(&edev->srq_xa);
+	srq = xa_load(&edev->srq_xa, srqn);
+	if (srq && !srq->user) {
+		spin_lock(&srq->lock);
+		eri_srq_retire_locked(srq, tag, wr_id);
+		spin_unlock(&srq->lock);
+	}
+	xa_unlock(&edev->srq_xa);
+	return false;
+}
+
+/*
  * Turn one CQE into a work completion.  Returns false for a CQE that names
  * no kernel QP of ours or no outstanding WQE (a QP destroyed meanwhile):
  * it is consumed and dropped.
@@ -287,22 +328,28 @@ static bool eri_cq_decode_locked(struct eri_cq *cq, const struct eri_cqe *cqe,
 	 * here stays until we drop it.
 	 */
 	qp = xa_load(&edev->qp_xa, le32_to_cpu(cqe->qpn));
-	if (!qp || qp->user)
-		return false;
-	wq = sq ? &qp->sq : &qp->rq;
-	if ((sq ? qp->ibqp.send_cq : qp->ibqp.recv_cq) != &cq->ibcq)
-		return false;
-	idx = le32_to_cpu(cqe->wqe_idx);
-	ci = wq->ci;
-	if ((u16)(idx - ci) >= (u16)(READ_ONCE(wq->pi) - ci))
-		return false;
+	if (!sq && (hdr & ERI_CQE_HDR_SRQ)) {
+		if (!eri_cq_srq_retire_locked(cq, qp, cqe, &wc->wr_id))
+			return false;
+	} else {
+		if (!qp || qp->user)
+			return false;
+		wq = sq ? &qp->sq : &qp->rq;
+		if ((sq ? qp->ibqp.send_cq : qp->ibqp.recv_cq) != &cq->ibcq)
+			return false;
+		idx = le32_to_cpu(cqe->wqe_idx);
+		ci = wq->ci;
+		if ((u16)(idx - ci) >= (u16)(READ_ONCE(wq->pi) - ci))
+			return false;
 
-	wc->wr_id = wq->wr_id[eri_ring_slot(idx, wq->depth_log)];
-	/*
-	 * Retire the WQE and the unsignaled ones before it.  Release: the
-	 * wr_id read above happens before a poster reuses the slots.
-	 */
-	smp_store_release(&wq->ci, idx + 1);
+		wc->wr_id = wq->wr_id[eri_ring_slot(idx, wq->depth_log)];
+		/*
+		 * Retire the WQE and the unsignaled ones before it.  Release:
+		 * the wr_id read above happens before a poster reuses the
+		 * slots.
+		 */
+		smp_store_release(&wq->ci, idx + 1);
+	}
 
 	wc->status = eri_wc_status(status);
 	wc->vendor_err = status;

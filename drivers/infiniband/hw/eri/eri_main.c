@@ -26,8 +26,10 @@ static void eri_dealloc_driver(struct ib_device *ibdev)
 	eri_com_fini(&edev->com);
 	ida_destroy(&edev->mr_ida);
 	ida_destroy(&edev->pd_ida);
+	ida_destroy(&edev->srq_ida);
 	ida_destroy(&edev->qp_ida);
 	ida_destroy(&edev->cq_ida);
+	xa_destroy(&edev->srq_xa);
 	xa_destroy(&edev->qp_xa);
 	xa_destroy(&edev->cq_xa);
 }
@@ -45,6 +47,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.create_ah = eri_create_ah,
 	.create_cq = eri_create_cq,
 	.create_qp = eri_create_qp,
+	.create_srq = eri_create_srq,
 	.create_user_ah = eri_create_ah,
 	.dealloc_driver = eri_dealloc_driver,
 	.dealloc_pd = eri_dealloc_pd,
@@ -53,6 +56,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.destroy_ah = eri_destroy_ah,
 	.destroy_cq = eri_destroy_cq,
 	.destroy_qp = eri_destroy_qp,
+	.destroy_srq = eri_destroy_srq,
 	.device_group = &eri_cc_attr_group,
 	.fill_res_qp_entry = eri_fill_res_qp_entry,
 	.get_dev_fw_str = eri_get_dev_fw_str,
@@ -64,13 +68,16 @@ static const struct ib_device_ops eri_dev_ops = {
 	.mmap = eri_mmap,
 	.mmap_free = eri_mmap_free,
 	.modify_qp = eri_modify_qp,
+	.modify_srq = eri_modify_srq,
 	.poll_cq = eri_poll_cq,
 	.post_recv = eri_post_recv,
 	.post_send = eri_post_send,
+	.post_srq_recv = eri_post_srq_recv,
 	.query_device = eri_query_device,
 	.query_pkey = eri_query_pkey,
 	.query_port = eri_query_port,
 	.query_qp = eri_query_qp,
+	.query_srq = eri_query_srq,
 	.reg_user_mr = eri_reg_user_mr,
 	.req_notify_cq = eri_req_notify_cq,
 
@@ -78,6 +85,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, eri_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, eri_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, eri_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, eri_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, eri_ucontext, ibucontext),
 };
 
@@ -136,6 +144,16 @@ static void eri_handle_event(void *priv, const struct eri_aeqe *aeqe)
 	case ERI_AEQE_QP_ACCESS_ERR:
 		eri_qp_async_event(edev, subject, IB_EVENT_QP_ACCESS_ERR);
 		break;
+	case ERI_AEQE_SRQ_LIMIT:
+		eri_srq_async_event(edev, subject, IB_EVENT_SRQ_LIMIT_REACHED);
+		break;
+	case ERI_AEQE_SRQ_ERR:
+		eri_srq_async_event(edev, subject, IB_EVENT_SRQ_ERR);
+		break;
+	case ERI_AEQE_QP_LAST_WQE:
+		eri_qp_async_event(edev, subject,
+				   IB_EVENT_QP_LAST_WQE_REACHED);
+		break;
 	default:
 		break;
 	}
@@ -154,8 +172,10 @@ int eri_probe(struct eri_bus_dev *bdev)
 	spin_lock_init(&edev->port_lock);
 	xa_init_flags(&edev->cq_xa, XA_FLAGS_LOCK_IRQ);
 	xa_init(&edev->qp_xa);
+	xa_init_flags(&edev->srq_xa, XA_FLAGS_LOCK_IRQ);
 	ida_init(&edev->cq_ida);
 	ida_init(&edev->qp_ida);
+	ida_init(&edev->srq_ida);
 	ida_init(&edev->pd_ida);
 	ida_init(&edev->mr_ida);
 

@@ -46,7 +46,7 @@
  * send WQE gives room to the address vector: fewer SGEs, less inline data.
  */
 static int eri_qp_caps(struct eri_dev *edev, struct ib_qp_cap *cap, bool ud,
-		       u32 *sq_depth_log, u32 *rq_depth_log)
+		       bool srq, u32 *sq_depth_log, u32 *rq_depth_log)
 {
 	const struct eri_com_dev_attr *a = &edev->attr;
 	u32 max_wr = min_t(u32, a->max_qp_wr, BIT(ERI_RING_MAX_DEPTH_LOG));
@@ -58,6 +58,11 @@ static int eri_qp_caps(struct eri_dev *edev, struct ib_qp_cap *cap, bool ud,
 				    ERI_SQ_WQE_MAX_INLINE);
 	u32 sq_depth, rq_depth;
 
+	/* An SRQ QP has no receive queue: its receive caps are ignored. */
+	if (srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	if (cap->max_send_wr > max_wr || cap->max_recv_wr > max_wr ||
 	    cap->max_send_sge > max_send_sge ||
 	    cap->max_recv_sge > max_recv_sge ||
@@ -68,11 +73,11 @@ static int eri_qp_caps(struct eri_dev *edev, struct ib_qp_cap *cap, bool ud,
 	if (sq_depth > max_wr || rq_depth > max_wr)
 		return -EINVAL;
 	*sq_depth_log = ilog2(sq_depth);
-	*rq_depth_log = ilog2(rq_depth);
+	*rq_depth_log = srq ? 0 : ilog2(rq_depth);
 	cap->max_send_wr = sq_depth;
-	cap->max_recv_wr = rq_depth;
+	cap->max_recv_wr = srq ? 0 : rq_depth;
 	cap->max_send_sge = max_send_sge;
-	cap->max_recv_sge = max_recv_sge;
+	cap->max_recv_sge = srq ? 0 : max_recv_sge;
 	cap->max_inline_data = max_inline;
 	return 0;
 }
@@ -95,10 +100,12 @@ static int eri_qp_alloc_queues(struct eri_dev *edev, struct eri_qp *qp,
 			     BIT(qp->sq.depth_log) << ERI_SQ_WQE_SHIFT);
 	if (ret)
 		goto err_free;
-	ret = eri_qmem_alloc(edev, uctx, &qp->rq.mem,
-			     BIT(qp->rq.depth_log) << ERI_RQ_WQE_SHIFT);
-	if (ret)
-		goto err_free;
+	if (!qp->srq) {
+		ret = eri_qmem_alloc(edev, uctx, &qp->rq.mem,
+				     BIT(qp->rq.depth_log) << ERI_RQ_WQE_SHIFT);
+		if (ret)
+			goto err_free;
+	}
 	ret = eri_qmem_alloc(edev, uctx, &qp->db, sizeof(struct eri_qp_dbrec));
 	if (ret)
 		goto err_free;
@@ -109,6 +116,8 @@ static int eri_qp_alloc_queues(struct eri_dev *edev, struct eri_qp *qp,
 	qp->sq.wr_id = kvcalloc(BIT(qp->sq.depth_log), sizeof(u64), GFP_KERNEL);
 	if (!qp->sq.wr_id)
 		goto err_free;
+	if (qp->srq)
+		return 0;
 	qp->rq.wr_id = kvcalloc(BIT(qp->rq.depth_log), sizeof(u64), GFP_KERNEL);
 	if (!qp->rq.wr_id)
 		goto err_free;
@@ -125,10 +134,11 @@ static int eri_qp_copy_resp(struct eri_qp *qp, struct ib_udata *udata)
 	struct eri_ibv_create_qp_resp resp = {
 		.qpn = qp->qpn,
 		.sq_mmap_key = eri_qmem_mmap_key(&qp->sq.mem),
-		.rq_mmap_key = eri_qmem_mmap_key(&qp->rq.mem),
+		/* An SRQ QP's receive queue has no memory. */
+		.rq_mmap_key = qp->srq ? 0 : eri_qmem_mmap_key(&qp->rq.mem),
 		.dbrec_mmap_key = eri_qmem_mmap_key(&qp->db),
 		.sq_size = qp->sq.mem.buf->size,
-		.rq_size = qp->rq.mem.buf->size,
+		.rq_size = qp->srq ? 0 : qp->rq.mem.buf->size,
 		.dbrec_size = qp->db.buf->size,
 		.sq_depth_log = qp->sq.depth_log,
 		.rq_depth_log = qp->rq.depth_log,
@@ -186,7 +196,10 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	/* The GSI QP is ib_mad's, on the one port. */
 	if (type == ERI_QPT_GSI && (udata || init->port_num != 1))
 		return -EINVAL;
-	if (init->srq || init->create_flags)
+	if (init->create_flags)
+		return -EOPNOTSUPP;
+	/* ib_mad's QP has its own receive queue. */
+	if (init->srq && (type == ERI_QPT_GSI || !eri_srq_max_wr(edev)))
 		return -EOPNOTSUPP;
 	if (edev->attr.sq_wqe_shift != ERI_SQ_WQE_SHIFT ||
 	    edev->attr.rq_wqe_shift != ERI_RQ_WQE_SHIFT)
@@ -207,11 +220,12 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		uctx = &rdma_udata_to_drv_context(udata, struct eri_ucontext,
 						  ibucontext)->ibucontext;
 	}
-	ret = eri_qp_caps(edev, &init->cap, type != ERI_QPT_RC,
+	ret = eri_qp_caps(edev, &init->cap, type != ERI_QPT_RC, !!init->srq,
 			  &qp->sq.depth_log, &qp->rq.depth_log);
 	if (ret)
 		return ret;
 
+	qp->srq = init->srq ? to_eri_srq(init->srq) : NULL;
 	qp->user = !!uctx;
 	qp->cap = init->cap;
 	qp->sq.max_sge = init->cap.max_send_sge;
@@ -246,11 +260,13 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	p.send_cqn = to_eri_cq(init->send_cq)->cqn;
 	p.recv_cqn = to_eri_cq(init->recv_cq)->cqn;
 	p.sq = qp->sq.mem.buf->dma;
-	p.rq = qp->rq.mem.buf->dma;
+	p.rq = qp->srq ? 0 : qp->rq.mem.buf->dma;
 	p.dbrec = qp->db.buf->dma;
 	p.sq_depth_log = qp->sq.depth_log;
 	p.rq_depth_log = qp->rq.depth_log;
 	p.sq_sig_all = qp->sq_sig_all;
+	p.srq = !!qp->srq;
+	p.srqn = qp->srq ? qp->srq->srqn : 0;
 	ret = eri_com_create_qp(&edev->com, &p);
 	if (ret)
 		goto err_free_queues;
@@ -753,6 +769,7 @@ int eri_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->event_handler = ibqp->event_handler;
 	init->qp_context = ibqp->qp_context;
 	init->cap = qp->cap;
@@ -1116,16 +1133,24 @@ out_unlock:
 	return ret;
 }
 
-/* Encode one receive work request into the WQE at @wqe. */
-static int eri_rq_wqe_build(struct eri_qp *qp, const struct ib_recv_wr *wr,
-			    void *wqe)
+/**
+ * eri_rwqe_build - encode one receive work request
+ * @wr: the work request
+ * @max_sge: SGEs the queue's WQEs may carry
+ * @tag: the tag of an SRQ's WQE, 0 for a QP's receive queue
+ * @wqe: where it goes, ERI_RQ_WQE_SIZE bytes
+ *
+ * Return: 0, or -EINVAL for a work request the queue cannot carry.
+ */
+int eri_rwqe_build(const struct ib_recv_wr *wr, u32 max_sge, u32 tag,
+		   void *wqe)
 {
 	struct eri_rq_wqe_hdr *h = wqe;
 	struct eri_sge *sge = (struct eri_sge *)(h + 1);
 	u64 len = 0;
 	int i;
 
-	if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge)
+	if (wr->num_sge < 0 || wr->num_sge > max_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
@@ -1134,6 +1159,7 @@ static int eri_rq_wqe_build(struct eri_qp *qp, const struct ib_recv_wr *wr,
 
 	memset(wqe, 0, ERI_RQ_WQE_SIZE);
 	eri_sges_encode(sge, wr->sg_list, wr->num_sge);
+	h->tag = cpu_to_le32(tag);
 	h->hdr = cpu_to_le32(FIELD_PREP(ERI_RQ_WQE_HDR_NUM_SGE, wr->num_sge));
 	return 0;
 }
@@ -1161,6 +1187,11 @@ int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	bool posted = false, kick = false;
 	int ret = 0;
 
+	/* Its receives go to its SRQ (ib_post_srq_recv). */
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	if (qp->user) {
 		/* The process posts by itself; the kernel only kicks. */
 		if (wr) {
@@ -1185,8 +1216,8 @@ int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
-		ret = eri_rq_wqe_build(qp, wr, rq->mem.buf->va +
-				       ((size_t)slot << ERI_RQ_WQE_SHIFT));
+		ret = eri_rwqe_build(wr, rq->max_sge, 0, rq->mem.buf->va +
+				     ((size_t)slot << ERI_RQ_WQE_SHIFT));
 		if (ret) {
 			*bad_wr = wr;
 			break;

@@ -56,9 +56,12 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->atomic_cap = (a->caps & ERI_DEV_CAP_ATOMIC) ?
 			    IB_ATOMIC_HCA : IB_ATOMIC_NONE;
 	props->max_ah = a->max_ah;
-	props->max_srq = a->max_srq;
-	props->max_srq_wr = a->max_srq_wr;
-	props->max_srq_sge = props->max_recv_sge;
+	/* What eri_srq.c accepts; nothing without the capability. */
+	if (eri_srq_max_wr(edev)) {
+		props->max_srq = a->max_srq;
+		props->max_srq_wr = eri_srq_max_wr(edev);
+		props->max_srq_sge = props->max_recv_sge;
+	}
 	props->max_pkeys = 1;
 	props->local_ca_ack_delay = 15;
 	if (a->caps & ERI_DEV_CAP_FAST_REG) {

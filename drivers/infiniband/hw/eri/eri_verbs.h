@@ -113,10 +113,50 @@ struct eri_wq {
 };
 
 /**
+ * struct eri_srq - a shared receive queue
+ * @ibsrq: the IB SRQ
+ * @ring: 2^@depth_log receive WQEs
+ * @db: the doorbell record, struct eri_srq_dbrec
+ * @dbrec: the doorbell record (kernel SRQs)
+ * @srqn: the SRQ's number
+ * @depth_log: log2 of the WQE count
+ * @max_sge: SGEs a WQE may carry
+ * @user: the ring belongs to a user process; the kernel never reads it
+ * @lock: serializes posters and pollers of a kernel SRQ; protects @pi,
+ *	@wr_id, @free, @nfree and @busy
+ * @pi: free-running producer index
+ * @wr_id: the work request ids of outstanding WQEs, by tag
+ * @free: stack of the tags not outstanding, @nfree of them
+ * @nfree: tags on @free
+ * @busy: bitmap of the outstanding tags
+ * @refs: one for srq_xa, one per async event being delivered
+ * @released: completed when @refs drops to zero
+ */
+struct eri_srq {
+	struct ib_srq ibsrq;
+	struct eri_qmem ring;
+	struct eri_qmem db;
+	struct eri_srq_dbrec *dbrec;
+	u32 srqn;
+	u32 depth_log;
+	u32 max_sge;
+	bool user;
+	spinlock_t lock;	/* posters and pollers of a kernel SRQ */
+	u16 pi;
+	u64 *wr_id;
+	u16 *free;
+	u32 nfree;
+	unsigned long *busy;
+	refcount_t refs;
+	struct completion released;
+};
+
+/**
  * struct eri_qp - a queue pair: RC, UD or GSI
  * @ibqp: the IB QP
  * @sq: the send queue
- * @rq: the receive queue
+ * @rq: the receive queue; empty with @srq
+ * @srq: the shared receive queue it receives from, or NULL
  * @db: the doorbell record, struct eri_qp_dbrec
  * @dbrec: the doorbell record (kernel QPs)
  * @qpn: the QP's number
@@ -135,6 +175,7 @@ struct eri_qp {
 	struct ib_qp ibqp;
 	struct eri_wq sq;
 	struct eri_wq rq;
+	struct eri_srq *srq;
 	struct eri_qmem db;
 	struct eri_qp_dbrec *dbrec;
 	u32 qpn;
@@ -179,6 +220,11 @@ static inline struct eri_mr *to_eri_mr(struct ib_mr *ibmr)
 static inline struct eri_cq *to_eri_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct eri_cq, ibcq);
+}
+
+static inline struct eri_srq *to_eri_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct eri_srq, ibsrq);
 }
 
 static inline struct eri_qp *to_eri_qp(struct ib_qp *ibqp)
@@ -247,8 +293,24 @@ int eri_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 u32 eri_sq_wqe_start(const struct eri_qp *qp, const struct ib_send_wr *wr,
 		     u32 op, void *wqe);
 u32 eri_sq_wqe_data(const struct ib_send_wr *wr, bool inl, void *dst);
+int eri_rwqe_build(const struct ib_recv_wr *wr, u32 max_sge, u32 tag,
+		   void *wqe);
 void eri_qp_async_event(struct eri_dev *edev, u32 qpn,
 			enum ib_event_type type);
+
+/* eri_srq.c */
+u32 eri_srq_max_wr(const struct eri_dev *edev);
+int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata);
+int eri_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int eri_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int eri_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int eri_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+void eri_srq_async_event(struct eri_dev *edev, u32 srqn,
+			 enum ib_event_type type);
+bool eri_srq_retire_locked(struct eri_srq *srq, u32 tag, u64 *wr_id);
 
 /* eri_ud.c */
 int eri_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,

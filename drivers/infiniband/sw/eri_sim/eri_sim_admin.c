@@ -51,13 +51,15 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->hw_version = cpu_to_le32(1);
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_UD |
 				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG |
-				 ERI_DEV_CAP_ATOMIC);
+				 ERI_DEV_CAP_ATOMIC | ERI_DEV_CAP_SRQ);
 	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
 	attr->max_fast_reg_pages = cpu_to_le32(ERI_SIM_MAX_FAST_REG_PAGES);
 	attr->cc_algos = cpu_to_le32(GENMASK(ERI_CC_NUM - 1, 0));
 	attr->cc_default = ERI_SIM_CC_DEFAULT;
 	attr->max_qp = cpu_to_le32(ERI_SIM_MAX_QP);
 	attr->max_cq = cpu_to_le32(ERI_SIM_MAX_CQ);
+	attr->max_srq = cpu_to_le32(ERI_SIM_MAX_SRQ);
+	attr->max_srq_wr = cpu_to_le32(BIT(ERI_SIM_MAX_QP_WR_LOG));
 	attr->max_mr = cpu_to_le32(ERI_SIM_MAX_MR);
 	attr->max_pd = cpu_to_le32(ERI_SIM_MAX_PD);
 	attr->max_qp_wr = cpu_to_le32(BIT(ERI_SIM_MAX_QP_WR_LOG));
