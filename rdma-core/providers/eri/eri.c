@@ -134,6 +134,7 @@ static void eri_free_context(struct ibv_context *ibvctx)
 	for (i = 0; i < ERI_QP_TABLE_SIZE; i++)
 		free(ctx->qp_table[i]);
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
+	pthread_spin_destroy(&ctx->srq_lock);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
 }
@@ -143,19 +144,24 @@ static const struct verbs_context_ops eri_ctx_ops = {
 	.create_ah = eri_create_ah,
 	.create_cq = eri_create_cq,
 	.create_qp = eri_create_qp,
+	.create_srq = eri_create_srq,
 	.dealloc_pd = eri_dealloc_pd,
 	.dereg_mr = eri_dereg_mr,
 	.destroy_ah = eri_destroy_ah,
 	.destroy_cq = eri_destroy_cq,
 	.destroy_qp = eri_destroy_qp,
+	.destroy_srq = eri_destroy_srq,
 	.free_context = eri_free_context,
 	.modify_qp = eri_modify_qp,
+	.modify_srq = eri_modify_srq,
 	.poll_cq = eri_poll_cq,
 	.post_recv = eri_post_recv,
 	.post_send = eri_post_send,
+	.post_srq_recv = eri_post_srq_recv,
 	.query_device_ex = eri_query_device_ex,
 	.query_port = eri_query_port,
 	.query_qp = eri_query_qp,
+	.query_srq = eri_query_srq,
 	.reg_mr = eri_reg_mr,
 	.req_notify_cq = eri_req_notify_cq,
 };
@@ -194,6 +200,13 @@ static struct verbs_context *eri_alloc_context(struct ibv_device *ibvdev,
 		errno = err;
 		goto err_free;
 	}
+	err = pthread_spin_init(&ctx->srq_lock, PTHREAD_PROCESS_PRIVATE);
+	if (err) {
+		pthread_mutex_destroy(&ctx->qp_table_mutex);
+		errno = err;
+		goto err_free;
+	}
+	list_head_init(&ctx->srqs);
 
 	verbs_set_ops(&ctx->ibvctx, &eri_ctx_ops);
 

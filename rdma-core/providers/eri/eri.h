@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ccan/list.h>
 #include <infiniband/driver.h>
 #include <util/util.h>
 
@@ -48,6 +49,13 @@ struct eri_context {
 	 */
 	pthread_mutex_t qp_table_mutex;
 	struct eri_qp **qp_table[ERI_QP_TABLE_SIZE];
+
+	/*
+	 * The context's SRQs, found by SRQN only for completions of QPs
+	 * destroyed meanwhile; srq_lock protects the list.
+	 */
+	pthread_spinlock_t srq_lock;
+	struct list_head srqs;
 };
 
 /* A completion queue: the device's ring and our consumer state. */
@@ -89,8 +97,37 @@ struct eri_wq {
 	uint64_t kick_errors;
 };
 
+/*
+ * A shared receive queue: the device takes its WQEs in ring order for any
+ * of its QPs, and they complete out of that order, each with the tag we
+ * put in it; wr_ids are kept by tag, and free tags on a stack.  A free tag
+ * always means a free ring slot (every WQE taken and not completed holds
+ * its tag), so the stack is the only flow control.
+ */
+struct eri_srq {
+	struct ibv_srq ibvsrq;
+	/* Serializes posters and pollers; protects everything below. */
+	pthread_spinlock_t lock;
+	uint32_t srqn;
+	uint32_t depth_log;
+	uint32_t max_sge;
+	void *ring;
+	size_t ring_size;
+	struct eri_srq_dbrec *dbrec;
+	size_t dbrec_size;
+	uint16_t pi;			/* free-running producer index */
+	uint64_t *wr_id;		/* by tag */
+	uint16_t *free;			/* stack of free tags */
+	uint32_t nfree;
+	uint64_t *busy;			/* bitmap of outstanding tags */
+	struct list_node entry;		/* in eri_context.srqs */
+	/* Debugging: completions of destroyed QPs, tags given back. */
+	uint64_t stale_cqes;
+};
+
 struct eri_qp {
 	struct ibv_qp ibvqp;
+	struct eri_srq *srq;		/* receives from it, or NULL */
 	uint32_t qpn;
 	bool ud;			/* UD: send WQEs carry an address */
 	bool sq_sig_all;
@@ -140,6 +177,11 @@ static inline struct eri_cq *to_eri_cq(struct ibv_cq *ibvcq)
 	return container_of(ibvcq, struct eri_cq, ibvcq);
 }
 
+static inline struct eri_srq *to_eri_srq(struct ibv_srq *ibvsrq)
+{
+	return container_of(ibvsrq, struct eri_srq, ibvsrq);
+}
+
 static inline struct eri_qp *to_eri_qp(struct ibv_qp *ibvqp)
 {
 	return container_of(ibvqp, struct eri_qp, ibvqp);
@@ -162,6 +204,14 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+struct ibv_srq *eri_create_srq(struct ibv_pd *ibvpd,
+			       struct ibv_srq_init_attr *attr);
+int eri_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
+		   int attr_mask);
+int eri_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr);
+int eri_destroy_srq(struct ibv_srq *ibvsrq);
+int eri_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
 struct ibv_ah *eri_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
 int eri_destroy_ah(struct ibv_ah *ibvah);
 
