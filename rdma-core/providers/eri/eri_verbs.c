@@ -331,13 +331,17 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 		 * refuses), whose removal from the table takes this CQ's
 		 * lock: it is safe to use here.
 		 */
-		if (!qp || !qp->srq || qp->srq->srqn != le32toh(cqe->srqn) ||
-		    qp->ibvqp.recv_cq != &cq->ibvcq) {
-			if (!qp)
-				eri_srq_retire_orphan(ctx, le32toh(cqe->srqn),
-						      tag);
+		if (!qp || !qp->srq || qp->srq->srqn != le32toh(cqe->srqn)) {
+			/*
+			 * Its QP is gone (the QPN maybe reused already):
+			 * give the tag back.
+			 */
+			eri_srq_retire_orphan(ctx, le32toh(cqe->srqn), tag);
 			return false;
 		}
+		/* The device is broken: a queue completes into its own CQ. */
+		if (qp->ibvqp.recv_cq != &cq->ibvcq)
+			return false;
 		if (!eri_srq_retire(qp->srq, tag, &wr_id))
 			return false;
 	} else {

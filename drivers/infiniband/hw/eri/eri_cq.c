@@ -268,7 +268,7 @@ static enum ib_wc_opcode eri_wc_opcode(u32 opcode, bool sq)
 
 /*
  * Give back the tag of an SRQ completion, and find its wr_id.  @qp: the QP
- * the CQE names, if it still exists.  Returns whether the completion is to
+ * the CQE's QPN names now, if any.  Returns whether the completion is to
  * be reported: it is a kernel SRQ QP's, of this CQ, with a tag outstanding.
  * A destroyed QP's completion (the device flushes those) only frees its
  * tag, through the SRQ table: ib_core destroys no SRQ before its QPs.
@@ -293,9 +293,13 @@ static bool eri_cq_srq_retire_locked(struct eri_cq *cq, struct eri_qp *qp,
 		spin_unlock(&qp->srq->lock);
 		return ok;
 	}
-	if (qp)
+	/* Ours, but in the wrong CQ: the device is broken. */
+	if (qp && qp->srq && qp->srq->srqn == srqn)
 		return false;
-	/* destroy_srq erases the SRQ before it frees it: held, it stays. */
+	/*
+	 * The QP is gone (its QPN maybe reused already): give the tag back.
+	 * destroy_srq erases the SRQ before it frees it: held, it stays.
+	 */
 	xa_lock(&edev->srq_xa);
 	srq = xa_load(&edev->srq_xa, srqn);
 	if (srq && !srq->user) {
