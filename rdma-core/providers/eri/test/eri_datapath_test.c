@@ -514,6 +514,122 @@ static void test_arm(void)
 	CHECK(le32toh(cq->dbrec->arm) == (1 << 2 | ERI_CQ_ARM));
 }
 
+/*
+ * Shared receive queue: tags from a free stack in the WQEs, ENOMEM at
+ * depth + 1, completions in any order give every wr_id once, a tag of a
+ * vanished QP is given back, a tag completed twice is dropped.
+ */
+#define SRQ_QPN		0x2345
+#define SRQ_DEPTH_LOG	3
+#define SRQN		9
+
+static void dev_srq_cqe(uint32_t qpn, uint32_t tag)
+{
+	struct eri_cqe *e = &cq->ring[eri_ring_slot(dev_cq_pi, CQ_DEPTH_LOG)];
+
+	e->srqn = htole32(SRQN);
+	dev_cqe(qpn, false, ERI_CQE_OP_RECV, ERI_CQE_STS_SUCCESS,
+		ERI_CQE_HDR_SRQ, tag, 10, 0, 0);
+}
+
+static uint8_t *srq_wqe(struct eri_srq *srq, uint16_t idx)
+{
+	return (uint8_t *)srq->ring +
+	       ((size_t)eri_ring_slot(idx, SRQ_DEPTH_LOG) << ERI_RQ_WQE_SHIFT);
+}
+
+static void test_srq(void)
+{
+	static const uint32_t order[] = { 5, 2, 7, 0 };
+	struct ibv_recv_wr wr[9], *bad = NULL;
+	struct ibv_sge sge = { .addr = 0x1000, .length = 64, .lkey = 0x77 };
+	struct eri_srq *srq = calloc(1, sizeof(*srq));
+	struct eri_qp *sqp = calloc(1, sizeof(*sqp));
+	struct ibv_wc wc[8];
+	uint32_t i, depth = 1U << SRQ_DEPTH_LOG;
+
+	pthread_spin_init(&ctx->srq_lock, PTHREAD_PROCESS_PRIVATE);
+	list_head_init(&ctx->srqs);
+	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	srq->srqn = SRQN;
+	srq->depth_log = SRQ_DEPTH_LOG;
+	srq->max_sge = ERI_RQ_WQE_MAX_SGE;
+	srq->ring = calloc(depth, ERI_RQ_WQE_SIZE);
+	srq->dbrec = calloc(1, sizeof(*srq->dbrec));
+	srq->wr_id = calloc(depth, sizeof(*srq->wr_id));
+	srq->free = calloc(depth, sizeof(*srq->free));
+	srq->busy = calloc(1, sizeof(*srq->busy));
+	for (i = 0; i < depth; i++)
+		srq->free[i] = depth - 1 - i;
+	srq->nfree = depth;
+	list_add_tail(&ctx->srqs, &srq->entry);
+
+	sqp->ibvqp.context = &ctx->ibvctx.context;
+	sqp->ibvqp.send_cq = &cq->ibvcq;
+	sqp->ibvqp.recv_cq = &cq->ibvcq;
+	sqp->ibvqp.state = IBV_QPS_RTS;
+	sqp->qpn = SRQ_QPN;
+	sqp->srq = srq;
+	CHECK(eri_qp_table_insert(ctx, sqp) == 0);
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 9; i++) {
+		wr[i].wr_id = 100 + i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].next = i < 8 ? &wr[i + 1] : NULL;
+	}
+	/* The ninth finds no tag. */
+	CHECK(eri_post_srq_recv(&srq->ibvsrq, wr, &bad) == ENOMEM);
+	CHECK(bad == &wr[8]);
+	CHECK(le32toh(srq->dbrec->pi) == depth);
+	for (i = 0; i < depth; i++) {
+		uint8_t *w = srq_wqe(srq, i);
+
+		CHECK(rd32(w) == 1);			/* NUM_SGE */
+		CHECK(rd32(w + 4) == i);		/* tag 0 first */
+		CHECK(rd32(w + 8) == 0 && rd32(w + 12) == 0);
+		CHECK(rd64(w + 16) == 0x1000);
+		CHECK(rd32(w + 24) == 64 && rd32(w + 28) == 0x77);
+	}
+	/* A QP of an SRQ has no receive queue of its own. */
+	bad = NULL;
+	CHECK(eri_post_recv(&sqp->ibvqp, &wr[8], &bad) == EINVAL);
+
+	for (i = 0; i < 4; i++)
+		dev_srq_cqe(SRQ_QPN, order[i]);
+	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 4);
+	for (i = 0; i < 4; i++) {
+		CHECK(wc[i].wr_id == 100 + order[i]);
+		CHECK(wc[i].qp_num == SRQ_QPN);
+		CHECK(wc[i].opcode == IBV_WC_RECV);
+		CHECK(wc[i].status == IBV_WC_SUCCESS);
+	}
+	/* The same tag again, and one never handed out: dropped. */
+	dev_srq_cqe(SRQ_QPN, 5);
+	dev_srq_cqe(SRQ_QPN, 1000);
+	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 0);
+	CHECK(srq->nfree == 4);
+	/* A vanished QP's completion gives its tag back and is dropped. */
+	dev_srq_cqe(SRQ_QPN + 1, 1);
+	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 0);
+	CHECK(srq->nfree == 5 && srq->stale_cqes == 1);
+
+	/* Freed tags go out again, the last freed first. */
+	wr[4].next = NULL;
+	bad = NULL;
+	CHECK(eri_post_srq_recv(&srq->ibvsrq, wr, &bad) == 0);
+	CHECK(rd32(srq_wqe(srq, 8) + 4) == 1);
+	CHECK(rd32(srq_wqe(srq, 9) + 4) == 0);
+	CHECK(rd32(srq_wqe(srq, 10) + 4) == 7);
+	CHECK(rd32(srq_wqe(srq, 11) + 4) == 2);
+	CHECK(rd32(srq_wqe(srq, 12) + 4) == 5);
+	CHECK(le32toh(srq->dbrec->pi) == depth + 5);
+	CHECK(srq->nfree == 0);
+	dev_srq_cqe(SRQ_QPN, 1);
+	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 1 && wc[0].wr_id == 100);
+}
+
 int main(void)
 {
 	setup();
@@ -522,6 +638,7 @@ int main(void)
 	test_ud();
 	test_recv();
 	test_arm();
+	test_srq();
 	if (failures) {
 		fprintf(stderr, "eri_datapath_test: %d failures\n", failures);
 		return 1;
