@@ -803,6 +803,8 @@ static void kv_teardown(struct kv_side *s)
 	s->dev = NULL;
 }
 
+static void kv_srq(struct kv_side *a, struct kv_side *b);
+
 static void kv_traffic(struct kv_side *a, struct kv_side *b)
 {
 	static const u32 sizes[] = { 0, 64, 4096, 100000 };
@@ -852,8 +854,139 @@ static void kv_traffic(struct kv_side *a, struct kv_side *b)
 	kv_check(kv_cq_empty(a->scq, "end") && kv_cq_empty(a->rcq, "end") &&
 		 kv_cq_empty(b->scq, "end") && kv_cq_empty(b->rcq, "end"),
 		 "no stray completions");
+	kv_srq(a, b);
 	/* Last: it moves the QPs to the error state. */
 	kv_bad_rkey(a, b);
+}
+
+static struct completion kv_srq_limit;
+
+static void kv_srq_event(struct ib_event *ev, void *ctx)
+{
+	pr_info("# SRQ event %s\n", ib_event_msg(ev->event));
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		complete(&kv_srq_limit);
+}
+
+/*
+ * A kernel SRQ on @b: a QP of @a sends to a QP of @b that receives from
+ * it; 8 receives posted, the limit armed at 4: five SENDs complete with
+ * wr_ids of the SRQ, each once, and raise IB_EVENT_SRQ_LIMIT_REACHED;
+ * ib_destroy_srq is refused while the QP exists.
+ */
+static void kv_srq(struct kv_side *a, struct kv_side *b)
+{
+	struct ib_srq_init_attr sattr = {
+		.event_handler = kv_srq_event,
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = 16, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.event_handler = kv_qp_event,
+		.cap = { .max_send_wr = KV_WR, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct kv_side sa = *a, sb = *b;
+	struct ib_srq_attr lattr = { .srq_limit = 4 };
+	struct ib_cq *cq = NULL;
+	struct ib_srq *srq;
+	unsigned long seen = 0;
+	bool ok = true;
+	int i, ret;
+
+	init_completion(&kv_srq_limit);
+	srq = ib_create_srq(b->pd, &sattr);
+	if (!kv_check(!IS_ERR(srq), "%s: ib_create_srq (%d)", b->name,
+		      PTR_ERR_OR_ZERO(srq)))
+		return;
+	cq = ib_alloc_cq(b->dev, NULL, KV_CQE, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq)) {
+		cq = NULL;
+		goto out;
+	}
+	init.send_cq = a->scq;
+	init.recv_cq = a->rcq;
+	init.qp_context = &sa;
+	sa.qp = ib_create_qp(a->pd, &init);
+	init.send_cq = b->scq;
+	init.recv_cq = cq;
+	init.srq = srq;
+	init.qp_context = &sb;
+	init.cap.max_recv_wr = 0;
+	init.cap.max_recv_sge = 0;
+	sb.qp = ib_create_qp(b->pd, &init);
+	if (!kv_check(!IS_ERR(sa.qp) && !IS_ERR(sb.qp),
+		      "%s: ib_create_qp on the SRQ", b->name)) {
+		sa.qp = IS_ERR(sa.qp) ? NULL : sa.qp;
+		sb.qp = IS_ERR(sb.qp) ? NULL : sb.qp;
+		goto out;
+	}
+	sa.psn = 0x777;
+	sb.psn = 0x999;
+	if (!kv_connect(&sa, &sb) || !kv_connect(&sb, &sa))
+		goto out;
+	for (i = 0; i < 8; i++) {
+		struct ib_sge sge = {
+			.addr = b->rx_dma + i * 1024, .length = 1024,
+			.lkey = b->pd->local_dma_lkey,
+		};
+		struct ib_recv_wr wr = { .wr_id = 500 + i, .sg_list = &sge,
+					 .num_sge = 1 };
+		const struct ib_recv_wr *bad;
+
+		ok &= !ib_post_srq_recv(srq, &wr, &bad);
+	}
+	ret = ib_modify_srq(srq, &lattr, IB_SRQ_LIMIT);
+	kv_check(ok && !ret, "%s: 8 receives on the SRQ, limit armed at 4 (%d)",
+		 b->name, ret);
+	for (i = 0; i < 5; i++) {
+		struct ib_sge sge = { .addr = a->tx_dma, .length = 100,
+				      .lkey = a->pd->local_dma_lkey };
+		struct ib_send_wr wr = { .wr_id = 900 + i, .sg_list = &sge,
+					 .num_sge = 1, .opcode = IB_WR_SEND,
+					 .send_flags = IB_SEND_SIGNALED };
+		const struct ib_send_wr *bad;
+		struct ib_wc wc;
+
+		ok &= !ib_post_send(sa.qp, &wr, &bad);
+		ok &= kv_expect(a->scq, "SRQ: SEND", 900 + i, IB_WC_SUCCESS,
+				IB_WC_SEND, &wc);
+		memset(&wc, 0, sizeof(wc));
+		if (kv_poll(cq, &wc) || wc.status != IB_WC_SUCCESS ||
+		    wc.qp != sb.qp || wc.byte_len != 100 || wc.wr_id < 500 ||
+		    wc.wr_id >= 508 || (seen & BIT(wc.wr_id - 500))) {
+			pr_info("# SRQ: receive %d: wr_id %llu status %s\n", i,
+				wc.wr_id, ib_wc_status_msg(wc.status));
+			ok = false;
+			break;
+		}
+		seen |= BIT(wc.wr_id - 500);
+	}
+	kv_check(ok, "%s: 5 SENDs received through the SRQ, each wr_id once",
+		 b->name);
+	kv_check(wait_for_completion_timeout(&kv_srq_limit,
+					     msecs_to_jiffies(5000)),
+		 "%s: IB_EVENT_SRQ_LIMIT_REACHED with 3 left", b->name);
+	ret = ib_query_srq(srq, &lattr);
+	kv_check(!ret && lattr.srq_limit == 0 && lattr.max_wr >= 16,
+		 "%s: ib_query_srq: limit disarmed, max_wr %u (%d)", b->name,
+		 lattr.max_wr, ret);
+	ret = ib_destroy_srq_user(srq, NULL);
+	kv_check(ret == -EBUSY, "%s: ib_destroy_srq with a QP attached: -EBUSY (%d)",
+		 b->name, ret);
+out:
+	if (sb.qp)
+		kv_check(!ib_destroy_qp(sb.qp), "%s: destroy the SRQ's QP",
+			 b->name);
+	if (sa.qp)
+		ib_destroy_qp(sa.qp);
+	if (cq)
+		ib_free_cq(cq);
+	ret = ib_destroy_srq_user(srq, NULL);
+	kv_check(!ret, "%s: ib_destroy_srq with 3 WQEs still posted (%d)",
+		 b->name, ret);
 }
 
 static int __init kv_init(void)
