@@ -59,6 +59,9 @@ static const struct ib_device_ops eri_dev_ops = {
 	.destroy_srq = eri_destroy_srq,
 	.device_group = &eri_cc_attr_group,
 	.fill_res_qp_entry = eri_fill_res_qp_entry,
+#ifdef ERI_FILL_RES_SRQ
+	.fill_res_srq_entry = eri_fill_res_srq_entry,
+#endif
 	.get_dev_fw_str = eri_get_dev_fw_str,
 	.get_dma_mr = eri_get_dma_mr,
 	.get_hw_stats = eri_get_hw_stats,

@@ -701,11 +701,12 @@ static const char *eri_cc_algo_name(u8 algo)
 int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct eri_dev *edev = to_eri_dev(ibqp->device);
+	struct eri_qp *qp = to_eri_qp(ibqp);
 	struct eri_qp_attr d;
 	struct nlattr *table;
 	int ret;
 
-	ret = eri_com_query_qp(&edev->com, to_eri_qp(ibqp)->qpn, &d);
+	ret = eri_com_query_qp(&edev->com, qp->qpn, &d);
 	if (ret)
 		return ret;
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
@@ -720,7 +721,8 @@ int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "cwnd", le32_to_cpu(d.cwnd)) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us", le32_to_cpu(d.srtt_us)) ||
 	    rdma_nl_put_driver_string(msg, "cc_algo",
-				      eri_cc_algo_name(d.cc_algo))) {
+				      eri_cc_algo_name(d.cc_algo)) ||
+	    (qp->srq && rdma_nl_put_driver_u32(msg, "srqn", qp->srq->srqn))) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
 	}

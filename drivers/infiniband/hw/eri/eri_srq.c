@@ -16,6 +16,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/eri-abi.h>
+#include <rdma/rdma_netlink.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "eri_verbs.h"
@@ -258,6 +259,47 @@ int eri_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	attr->srq_limit = le32_to_cpu(r.limit);
 	return 0;
 }
+
+#ifdef ERI_FILL_RES_SRQ
+/**
+ * eri_fill_res_srq_entry - the SRQ's state for "rdma resource show srq -dd"
+ * @msg: the netlink message
+ * @ibsrq: the SRQ, held by the core while we run
+ *
+ * Sleeps (QUERY_SRQ).
+ *
+ * Return: 0, -EMSGSIZE when @msg is full, or the error of the query.
+ */
+int eri_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq)
+{
+	struct eri_dev *edev = to_eri_dev(ibsrq->device);
+	struct eri_srq *srq = to_eri_srq(ibsrq);
+	struct eri_aq_query_srq_resp r;
+	struct nlattr *table;
+	int ret;
+
+	ret = eri_com_query_srq(&edev->com, srq->srqn, &r);
+	if (ret)
+		return ret;
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "srqn", srq->srqn) ||
+	    rdma_nl_put_driver_u32(msg, "depth", BIT(srq->depth_log)) ||
+	    rdma_nl_put_driver_u32(msg, "limit", le32_to_cpu(r.limit)) ||
+	    rdma_nl_put_driver_u32(msg, "ci", le32_to_cpu(r.ci) & 0xffff) ||
+	    rdma_nl_put_driver_u32(msg, "pi", le32_to_cpu(r.pi) & 0xffff) ||
+	    rdma_nl_put_driver_u32(msg, "qps", le32_to_cpu(r.users)) ||
+	    rdma_nl_put_driver_u32(msg, "broken",
+				   !!(le32_to_cpu(r.flags) &
+				      ERI_AQ_SRQ_BROKEN))) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+#endif
 
 /**
  * eri_srq_async_event - deliver an async event of an SRQ

@@ -311,6 +311,9 @@ int eri_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 void eri_srq_async_event(struct eri_dev *edev, u32 srqn,
 			 enum ib_event_type type);
 bool eri_srq_retire_locked(struct eri_srq *srq, u32 tag, u64 *wr_id);
+#ifdef ERI_FILL_RES_SRQ
+int eri_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
+#endif
 
 /* eri_ud.c */
 int eri_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
