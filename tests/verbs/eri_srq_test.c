@@ -19,7 +19,9 @@
  *   e  ibv_destroy_srq with QPs attached fails (EBUSY);
  *   f  a QP of the SRQ moved to ERR raises IBV_EVENT_QP_LAST_WQE_REACHED,
  *      and the other QPs go on receiving;
- *   g  once the QPs are gone the SRQ is destroyed.
+ *   g  once the QPs are gone the SRQ is destroyed;
+ *   h  a UD QP on a new SRQ: each datagram takes one WQE (GRH, payload,
+ *      every wr_id once), a datagram finding the SRQ empty is dropped.
  *
  * Every wait has a timeout, so the test never hangs.  The last line is
  * "# N passed, N failed"; the exit status is 0 only if every check passed.
@@ -35,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #include "tap.h"
@@ -289,6 +292,133 @@ static bool traffic(uint32_t seq, int n, unsigned int qmask, uint64_t base,
 	return ok;
 }
 
+/* INIT -> RTR -> RTS for a UD QP. */
+static int ud_up(struct ibv_qp *q)
+{
+	struct ibv_qp_attr a;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x11111111;
+	err = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			    IBV_QP_PORT | IBV_QP_QKEY);
+	if (err)
+		return err;
+	a.qp_state = IBV_QPS_RTR;
+	err = ibv_modify_qp(q, &a, IBV_QP_STATE);
+	if (err)
+		return err;
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	return ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+/* h: UD QPs, DEV0 -> DEV1, the receiver on an SRQ. */
+static void test_ud(void)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_srq_init_attr sia;
+	struct ibv_ah_attr aa;
+	struct ibv_wc wc[8];
+	struct ibv_qp *us = NULL, *ur = NULL;
+	struct ibv_srq *usrq;
+	struct ibv_ah *ah = NULL;
+	bool seen[4] = { false }, ok;
+	int i, got;
+
+	memset(&sia, 0, sizeof(sia));
+	sia.attr.max_wr = 16;
+	sia.attr.max_sge = 1;
+	usrq = ibv_create_srq(devs[1].pd, &sia);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = devs[0].cq;
+	ia.recv_cq = devs[0].cq;
+	ia.qp_type = IBV_QPT_UD;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	us = ibv_create_qp(devs[0].pd, &ia);
+	ia.send_cq = devs[1].cq;
+	ia.recv_cq = devs[1].cq;
+	ia.srq = usrq;
+	ia.cap.max_recv_wr = 0;
+	ia.cap.max_recv_sge = 0;
+	ur = usrq ? ibv_create_qp(devs[1].pd, &ia) : NULL;
+	memset(&aa, 0, sizeof(aa));
+	aa.is_global = 1;
+	aa.grh.dgid = devs[1].gid;
+	aa.grh.sgid_index = devs[0].gid_index;
+	aa.grh.hop_limit = 64;
+	aa.port_num = 1;
+	ah = ibv_create_ah(devs[0].pd, &aa);
+	ok = usrq && us && ur && ah && !ud_up(us) && !ud_up(ur);
+	report(ok, "UD: a QP on an SRQ, a sender, an AH");
+	if (!ok)
+		goto out;
+	srq = usrq;
+	ok = !post_srq(200, 4);
+	for (i = 0; i < 5 && ok; i++) {
+		struct ibv_send_wr wr, *bad;
+		struct ibv_sge sge;
+		uint8_t *p = devs[0].buf + i * MSG;
+		int j;
+
+		for (j = 0; j < 100; j++)
+			p[j] = (uint8_t)(i * 13 + j);
+		sge.addr = (uintptr_t)p;
+		sge.length = 100;
+		sge.lkey = devs[0].mr->lkey;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.opcode = IBV_WR_SEND_WITH_IMM;
+		wr.imm_data = htonl(i);
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = ur->qp_num;
+		wr.wr.ud.remote_qkey = 0x11111111;
+		ok = !ibv_post_send(us, &wr, &bad) && poll_n(&devs[0], wc, 1) == 1 &&
+		     wc[0].status == IBV_WC_SUCCESS;
+		/* One at a time: the fifth must find the SRQ empty. */
+		if (i < 4) {
+			uint32_t k;
+
+			got = poll_n(&devs[1], wc, 1);
+			k = got == 1 ? ntohl(wc[0].imm_data) : 99;
+			ok = ok && got == 1 && wc[0].status == IBV_WC_SUCCESS &&
+			     (wc[0].wc_flags & IBV_WC_GRH) &&
+			     wc[0].byte_len == 140 && wc[0].qp_num == ur->qp_num &&
+			     wc[0].wr_id >= 200 && wc[0].wr_id < 204 &&
+			     !seen[wc[0].wr_id - 200] && k == (uint32_t)i;
+			if (ok) {
+				seen[wc[0].wr_id - 200] = true;
+				p = devs[1].buf + (wc[0].wr_id % NBUF) * MSG + 40;
+				for (j = 0; j < 100; j++)
+					ok &= p[j] == (uint8_t)(i * 13 + j);
+			}
+		}
+	}
+	report(ok, "UD: 4 datagrams into the SRQ, GRH and data right, each wr_id once");
+	got = ibv_poll_cq(devs[1].cq, 1, wc);
+	usleep(300000);
+	got += ibv_poll_cq(devs[1].cq, 1, wc);
+	report(got == 0, "UD: a datagram finding the SRQ empty is dropped");
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (ur)
+		ibv_destroy_qp(ur);
+	if (us)
+		ibv_destroy_qp(us);
+	srq = NULL;
+	if (usrq)
+		report(!ibv_destroy_srq(usrq), "UD: destroy the SRQ");
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_srq_init_attr sia;
@@ -410,6 +540,9 @@ int main(int argc, char **argv)
 	err = ibv_destroy_srq(srq);
 	report(!err, "ibv_destroy_srq once its QPs are gone (%d)", err);
 	srq = NULL;
+
+	/* h */
+	test_ud();
 out:
 	for (i = 0; i < NQP; i++) {
 		if (qp1[i])

@@ -4,10 +4,12 @@
 # Shared receive queues, in the guest: ibv_srq_pingpong between eri0 and
 # eri1 (two namespaces, one veth) with 4 and 16 QPs on one SRQ, polling and
 # with events, several sizes, buffers checked, and a receive depth of 5
-# that the pingpong refills all the time; then tests/verbs/eri_srq_test.c: the
+# that the pingpong refills all the time; ib_send_bw and ib_send_lat with
+# --use-srq; the SRQ in `rdma resource show srq`; then tests/verbs/eri_srq_test.c: the
 # SRQ limit event (one-shot, re-armed, at arm time), resizing refused, a
 # destroy with QPs attached refused, a QP to ERR flushing what it took with
-# IBV_EVENT_QP_LAST_WQE_REACHED, and every wr_id once over several QPs.
+# IBV_EVENT_QP_LAST_WQE_REACHED, every wr_id once over several QPs, and a
+# UD QP on an SRQ.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/eri_pair.sh"
@@ -39,6 +41,34 @@ run_pp "-q 16 -s 1 -n 200 -c -e (CQ events)" -q 16 -s 1 -n 200 -c -e
 run_pp "-q 4 -s 65536 -n 50 -c -e" -q 4 -s 65536 -n 50 -c -e
 run_pp "-q 4 -r 5 -s 1024 -n 500 -c (SRQ of 8, refilled)" \
 	-q 4 -r 5 -s 1024 -n 500 -c
+
+# perftest on an SRQ.
+for tool in "ib_send_bw --use-srq -q 4 -n 500" "ib_send_lat --use-srq -n 200"; do
+	port=$((port + 1))
+	# shellcheck disable=SC2086
+	server_client_port "$tool" "$port" \
+		$tool -d "$D1" -x "$G1" -F -p "$port" -- \
+		$tool -d "$D0" -x "$G0" -F -p "$port" "$B"
+done
+
+# The SRQ in `rdma resource show srq -dd` while a pingpong runs; the
+# driver's attributes (srqn, depth, qps) from Linux 6.5 on.
+port=$((port + 1))
+in1 timeout 60 ibv_srq_pingpong -d "$D1" -g "$G1" -q 4 -n 3000 -p "$port" > /tmp/res-srv.out 2>&1 &
+rsrv=$!
+sleep 1
+in0 timeout 60 ibv_srq_pingpong -d "$D0" -g "$G0" -q 4 -n 3000 -p "$port" "$B" > /tmp/res-cli.out 2>&1 &
+rcli=$!
+sleep 2
+res=$(in1 rdma resource show srq -dd 2>&1)
+echo "$res" | sed 's/^/#   /'
+case $(uname -r) in
+6.1.*) check "rdma resource show srq lists an SRQ of $D1" grep -q "$D1" <<<"$res" ;;
+*) has_srq_attrs() { grep -q "$D1" <<<"$res" && grep -q 'drv_depth [1-9]' <<<"$res" &&
+	grep -q 'drv_qps 4' <<<"$res"; }
+   check "rdma resource show srq -dd: $D1's SRQ, its depth and its 4 QPs" has_srq_attrs ;;
+esac
+wait "$rcli" "$rsrv"
 
 # The C test: one process, both devices (shared rdma netns mode).
 check "eri_srq_test (TAP below)" sh -c "'$bin' $D0 $G0 $D1 $G1 > /tmp/srq_test.out 2>&1"
