@@ -7,7 +7,7 @@
 # that the pingpong refills all the time; ib_send_bw and ib_send_lat with
 # --use-srq; the SRQ in `rdma resource show srq`; then tests/verbs/eri_srq_test.c: the
 # SRQ limit event (one-shot, re-armed, at arm time), resizing refused, a
-# destroy with QPs attached refused, a QP to ERR flushing what it took with
+# destroy with QPs attached refused, a QP (that took nothing) to ERR raising
 # IBV_EVENT_QP_LAST_WQE_REACHED, every wr_id once over several QPs, and a
 # UD QP on an SRQ.
 set -u

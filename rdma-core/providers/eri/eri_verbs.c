@@ -331,17 +331,15 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 		 * refuses), whose removal from the table takes this CQ's
 		 * lock: it is safe to use here.
 		 */
-		if (!qp || !qp->srq || qp->srq->srqn != le32toh(cqe->srqn)) {
+		if (!qp || !qp->srq || qp->srq->srqn != le32toh(cqe->srqn) ||
+		    qp->ibvqp.recv_cq != &cq->ibvcq) {
 			/*
-			 * Its QP is gone (the QPN maybe reused already):
-			 * give the tag back.
+			 * Its QP is gone (the QPN maybe reused already, by
+			 * a QP of another SRQ or CQ): give the tag back.
 			 */
 			eri_srq_retire_orphan(ctx, le32toh(cqe->srqn), tag);
 			return false;
 		}
-		/* The device is broken: a queue completes into its own CQ. */
-		if (qp->ibvqp.recv_cq != &cq->ibvcq)
-			return false;
 		if (!eri_srq_retire(qp->srq, tag, &wr_id))
 			return false;
 	} else {

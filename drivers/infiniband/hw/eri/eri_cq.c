@@ -282,23 +282,22 @@ static bool eri_cq_srq_retire_locked(struct eri_cq *cq, struct eri_qp *qp,
 	bool ok = false;
 
 	lockdep_assert_held(&cq->lock);
-	if (qp && !qp->user && qp->srq && qp->srq->srqn == srqn &&
-	    qp->ibqp.recv_cq == &cq->ibcq) {
-		/*
-		 * The SRQ outlives the QP, which stays while we hold the CQ's
-		 * lock.  Lock order: cq->lock, then srq->lock.
-		 */
+	/*
+	 * A QP that receives into this CQ stays while we hold its lock (its
+	 * destroy takes it); no other QP is looked into beyond this test.
+	 */
+	if (qp && qp->ibqp.recv_cq == &cq->ibcq && !qp->user && qp->srq &&
+	    qp->srq->srqn == srqn) {
+		/* The SRQ outlives the QP.  Lock order: cq->lock, srq->lock. */
 		spin_lock(&qp->srq->lock);
 		ok = eri_srq_retire_locked(qp->srq, tag, wr_id);
 		spin_unlock(&qp->srq->lock);
 		return ok;
 	}
-	/* Ours, but in the wrong CQ: the device is broken. */
-	if (qp && qp->srq && qp->srq->srqn == srqn)
-		return false;
 	/*
-	 * The QP is gone (its QPN maybe reused already): give the tag back.
-	 * destroy_srq erases the SRQ before it frees it: held, it stays.
+	 * The QP is gone, its QPN maybe reused already by a QP of another
+	 * CQ or SRQ: give the tag back, report nothing.  destroy_srq erases
+	 * the SRQ before it frees it: found under the lock, it stays.
 	 */
 	xa_lock(&edev->srq_xa);
 	srq = xa_load(&edev->srq_xa, srqn);

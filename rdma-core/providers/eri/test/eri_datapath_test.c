@@ -545,6 +545,7 @@ static void test_srq(void)
 	struct ibv_sge sge = { .addr = 0x1000, .length = 64, .lkey = 0x77 };
 	struct eri_srq *srq = calloc(1, sizeof(*srq));
 	struct eri_qp *sqp = calloc(1, sizeof(*sqp));
+	struct ibv_cq other_cq = {};
 	struct ibv_wc wc[8];
 	uint32_t i, depth = 1U << SRQ_DEPTH_LOG;
 
@@ -628,6 +629,15 @@ static void test_srq(void)
 	CHECK(srq->nfree == 0);
 	dev_srq_cqe(SRQ_QPN, 1);
 	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 1 && wc[0].wr_id == 100);
+	/*
+	 * The QPN reused by a QP of the same SRQ that receives into another
+	 * CQ: the completion is a vanished QP's, its tag given back.
+	 */
+	sqp->ibvqp.recv_cq = &other_cq;
+	dev_srq_cqe(SRQ_QPN, 3);
+	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 0);
+	CHECK(srq->nfree == 2 && srq->stale_cqes == 2);
+	sqp->ibvqp.recv_cq = &cq->ibvcq;
 }
 
 int main(void)
