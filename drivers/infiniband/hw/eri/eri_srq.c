@@ -95,6 +95,8 @@ int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct eri_ibv_create_srq_resp resp = {};
 	struct ib_ucontext *uctx = NULL;
 	u32 max_wr = eri_srq_max_wr(edev), depth;
+	/* What query_device reports as max_srq_sge. */
+	u32 max_sge = min_t(u32, edev->attr.max_recv_sge, ERI_RQ_WQE_MAX_SGE);
 	int srqn, ret;
 
 	if (init->srq_type != IB_SRQT_BASIC)
@@ -102,7 +104,7 @@ int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (!max_wr || !edev->attr.max_srq)
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > max_wr ||
-	    attr->max_sge > ERI_RQ_WQE_MAX_SGE)
+	    attr->max_sge > max_sge)
 		return -EINVAL;
 	depth = roundup_pow_of_two(attr->max_wr);
 	if (depth > max_wr)
@@ -119,7 +121,7 @@ int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 
 	srq->user = !!uctx;
 	srq->depth_log = ilog2(depth);
-	srq->max_sge = ERI_RQ_WQE_MAX_SGE;
+	srq->max_sge = max_sge;
 	spin_lock_init(&srq->lock);
 	refcount_set(&srq->refs, 1);
 	init_completion(&srq->released);
