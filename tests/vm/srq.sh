@@ -51,24 +51,31 @@ for tool in "ib_send_bw --use-srq -q 4 -n 500" "ib_send_lat --use-srq -n 200"; d
 		$tool -d "$D0" -x "$G0" -F -p "$port" "$B"
 done
 
-# The SRQ in `rdma resource show srq -dd` while a pingpong runs; the
-# driver's attributes (srqn, depth, qps) from Linux 6.5 on.
+# The SRQ in `rdma resource show srq -dd` while a pingpong runs (long
+# enough to outlast the look, ended once it is done); the driver's
+# attributes (srqn, depth, qps) from Linux 6.5 on.
 port=$((port + 1))
-in1 timeout 60 ibv_srq_pingpong -d "$D1" -g "$G1" -q 4 -n 3000 -p "$port" > /tmp/res-srv.out 2>&1 &
+in1 timeout 60 ibv_srq_pingpong -d "$D1" -g "$G1" -q 4 -n 1000000 -p "$port" > /tmp/res-srv.out 2>&1 &
 rsrv=$!
 sleep 1
-in0 timeout 60 ibv_srq_pingpong -d "$D0" -g "$G0" -q 4 -n 3000 -p "$port" "$B" > /tmp/res-cli.out 2>&1 &
+in0 timeout 60 ibv_srq_pingpong -d "$D0" -g "$G0" -q 4 -n 1000000 -p "$port" "$B" > /tmp/res-cli.out 2>&1 &
 rcli=$!
-sleep 2
-res=$(in1 rdma resource show srq -dd 2>&1)
+case $(uname -r) in
+6.1.*) srq_listed() { res=$(in1 rdma resource show srq -dd 2>&1); grep -q "$D1" <<<"$res"; } ;;
+*) srq_listed() { res=$(in1 rdma resource show srq -dd 2>&1); grep -q "$D1" <<<"$res" &&
+	grep -q 'drv_depth [1-9]' <<<"$res" && grep -q 'drv_qps 4' <<<"$res"; } ;;
+esac
+res=
+wait_for 30 srq_listed
 echo "$res" | sed 's/^/#   /'
 case $(uname -r) in
-6.1.*) check "rdma resource show srq lists an SRQ of $D1" grep -q "$D1" <<<"$res" ;;
-*) has_srq_attrs() { grep -q "$D1" <<<"$res" && grep -q 'drv_depth [1-9]' <<<"$res" &&
-	grep -q 'drv_qps 4' <<<"$res"; }
-   check "rdma resource show srq -dd: $D1's SRQ, its depth and its 4 QPs" has_srq_attrs ;;
+6.1.*) check "rdma resource show srq lists an SRQ of $D1" srq_listed ;;
+*) check "rdma resource show srq -dd: $D1's SRQ, its depth and its 4 QPs" srq_listed ;;
 esac
-wait "$rcli" "$rsrv"
+# $! is timeout's own pid (ip netns exec execs it): killing it ends the
+# pingpong too.
+kill "$rcli" "$rsrv" 2>/dev/null
+wait "$rcli" "$rsrv" 2>/dev/null
 
 # The C test: one process, both devices (shared rdma netns mode).
 check "eri_srq_test (TAP below)" sh -c "'$bin' $D0 $G0 $D1 $G1 > /tmp/srq_test.out 2>&1"
