@@ -299,6 +299,7 @@ u8 eri_sim_destroy_srq(struct eri_sim_dev *sdev,
 void eri_sim_srqs_destroy(struct eri_sim_dev *sdev);
 struct eri_sim_srq *eri_sim_srq_find(struct eri_sim_dev *sdev, u32 srqn);
 int eri_sim_srq_take(struct eri_sim_srq *srq, struct eri_sim_rwqe *r);
+int eri_sim_qp_take_srq_locked(struct eri_sim_qp *qp, struct eri_sim_rwqe *r);
 
 /* eri_sim_req.c */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp);

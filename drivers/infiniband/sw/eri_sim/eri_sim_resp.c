@@ -64,15 +64,9 @@ static int eri_sim_resp_take_srq_locked(struct eri_sim_qp *qp,
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
-	memset(r, 0, sizeof(*r));
-	ret = eri_sim_srq_take(qp->srq, r);
-	if (ret < 0) {
-		/* The SRQ is broken: this QP cannot go on. */
-		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
-		return -EINVAL;
-	}
-	if (!ret)
-		return 0;
+	ret = eri_sim_qp_take_srq_locked(qp, r);
+	if (ret <= 0)
+		return ret;
 	qp->rq_take++;
 	if (!r->bad)
 		return 1;

@@ -152,6 +152,30 @@ struct eri_sim_srq *eri_sim_srq_find(struct eri_sim_dev *sdev, u32 srqn)
 }
 
 /**
+ * eri_sim_qp_take_srq_locked - take the next WQE of @qp's SRQ into @r
+ * @qp: a QP that receives from an SRQ
+ * @r: as eri_sim_srq_take()
+ *
+ * qp->lock held.  A broken SRQ puts the QP in ERR: it cannot go on.
+ *
+ * Return: 1 when a WQE was taken, 0 when the SRQ is empty, -EINVAL when
+ * the QP is now in ERR.
+ */
+int eri_sim_qp_take_srq_locked(struct eri_sim_qp *qp, struct eri_sim_rwqe *r)
+{
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	memset(r, 0, sizeof(*r));
+	ret = eri_sim_srq_take(qp->srq, r);
+	if (ret < 0) {
+		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
+		return -EINVAL;
+	}
+	return ret;
+}
+
+/**
  * eri_sim_srq_take - take the next WQE of an SRQ for a QP
  * @srq: the SRQ
  * @r: where the WQE goes, decoded; @r->bad when it is malformed (its tag

@@ -245,15 +245,9 @@ static int eri_sim_ud_take_rwqe_locked(struct eri_sim_qp *qp,
 	u16 pi;
 
 	if (qp->srq) {
-		memset(r, 0, sizeof(*r));
-		ret = eri_sim_srq_take(qp->srq, r);
-		if (ret < 0) {
-			/* The SRQ is broken: this QP cannot go on. */
-			eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
-			return -EINVAL;
-		}
-		if (!ret)
-			return 0;
+		ret = eri_sim_qp_take_srq_locked(qp, r);
+		if (ret <= 0)
+			return ret;
 		/* Taken: it completes with the datagram, under this hold. */
 		qp->rwqe[qp->rq_ci % ERI_SIM_RQ_AHEAD].tag = r->tag;
 		if (r->bad)
