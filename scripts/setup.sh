@@ -30,10 +30,12 @@ say() { echo "setup: $*"; }
 die() { echo "setup: $*" >&2; exit 1; }
 
 missing_pkgs() {
-	# dpkg-query prints nothing for unknown packages: compare against the list.
+	# dpkg-query prints nothing for unknown packages, and fails when it
+	# meets one (under set -e and pipefail that would end this function
+	# before it printed anything): compare against the list.
 	local installed
 	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null |
-		awk '$1 == "ii" { print $2 }')
+		awk '$1 == "ii" { print $2 }') || true
 	local p
 	for p in "$@"; do
 		grep -qxF "$p" <<<"$installed" || echo "$p"
