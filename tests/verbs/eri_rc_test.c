@@ -1944,7 +1944,11 @@ static void error_retry(void)
 		report(false, "retry: post_send (errno %d)", errno);
 		goto out;
 	}
-	/* timeout 14: 67 ms, 3 transmissions: well inside one step. */
+	/*
+	 * timeout 14: 67 ms; the requester gives up after 2 unanswered
+	 * timeouts and 3 local ACK timeouts (201 ms) without an answer:
+	 * well inside one step.
+	 */
 	ok = expect_wc(p.q[0].scq, p.q[0].qp, id, IBV_WC_RETRY_EXC_ERR, -1,
 		       step_ms(0), NULL, why, sizeof(why));
 	report(ok, "WRITE to a destroyed QP, retry_cnt 2: RETRY_EXC_ERR%s%s",

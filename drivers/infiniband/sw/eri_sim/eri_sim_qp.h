@@ -36,6 +36,11 @@
  * long before it.
  */
 #define ERI_SIM_MIN_RTO_NS	(5 * NSEC_PER_MSEC)
+/*
+ * Upper bound of the retransmission timeout, also after backoff: how long
+ * the link may stay silent before the requester tries again.
+ */
+#define ERI_SIM_MAX_RTO_NS	(2ULL * NSEC_PER_SEC)
 /* Lower bound of the tail-loss probe timeout. */
 #define ERI_SIM_MIN_PTO_NS	(200 * NSEC_PER_USEC)
 /* The responder acknowledges at the latest this long after a request. */
@@ -218,6 +223,8 @@ struct eri_sim_qp {
 	u8 cc_algo;		/* enum eri_cc_algo, from CREATE_QP on */
 	ktime_t deadline;	/* when the timer is due */
 	u64 rto_at;		/* ns: when the retransmission timeout is due */
+	u64 progress_ns;	/* ns: last delivery, RNR NAK or start of a flight */
+	u32 rto_win;		/* window after a timeout; 0: the cc's own */
 	u8 retries;		/* timeouts without progress */
 	u8 rnr_retries;
 	bool rnr_wait;
@@ -310,7 +317,7 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp);
 void eri_sim_req_complete_locked(struct eri_sim_qp *qp,
 				 struct eri_sim_swqe *w, u8 status);
 void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn);
-u64 eri_sim_rto_max_ns(const struct eri_sim_qp *qp);
+u64 eri_sim_ack_timeout_ns(const struct eri_sim_qp *qp);
 u64 eri_sim_rnr_ns(u8 timer);
 
 /* eri_sim_resp.c */

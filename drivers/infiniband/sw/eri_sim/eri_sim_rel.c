@@ -377,6 +377,40 @@ u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns)
 }
 
 /**
+ * eri_sim_retry_budget_ns - how long a requester waits for an answer
+ * @retry_cnt: the QP's retry count
+ * @ack_timeout_ns: the QP's local ACK timeout, 4.096 us * 2^timeout
+ *
+ * Return: the time an InfiniBand requester waits before it reports
+ * RETRY_EXC_ERR, one local ACK timeout and @retry_cnt more.
+ */
+u64 eri_sim_retry_budget_ns(u32 retry_cnt, u64 ack_timeout_ns)
+{
+	return (u64)(retry_cnt + 1) * ack_timeout_ns;
+}
+
+/**
+ * eri_sim_retry_exhausted - whether a requester gives up at a timeout
+ * @retries: retransmission timeouts since the last progress
+ * @retry_cnt: the QP's retry count
+ * @quiet_ns: time since the last progress
+ * @ack_timeout_ns: the QP's local ACK timeout
+ *
+ * The RTO follows the measured RTT and so expires far more often than the
+ * local ACK timeout would; a slow peer (or a slow host) must not turn that
+ * into an error sooner than the QP's attributes allow.
+ *
+ * Return: true once @retry_cnt timeouts went unanswered and nothing was
+ * delivered for eri_sim_retry_budget_ns().
+ */
+bool eri_sim_retry_exhausted(u32 retries, u32 retry_cnt, u64 quiet_ns,
+			     u64 ack_timeout_ns)
+{
+	return retries >= retry_cnt &&
+	       quiet_ns >= eri_sim_retry_budget_ns(retry_cnt, ack_timeout_ns);
+}
+
+/**
  * eri_sim_ares_init - forget every atomic result
  * @r: the results
  */

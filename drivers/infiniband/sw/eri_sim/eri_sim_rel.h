@@ -108,6 +108,9 @@ bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);
 u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns);
+u64 eri_sim_retry_budget_ns(u32 retry_cnt, u64 ack_timeout_ns);
+bool eri_sim_retry_exhausted(u32 retries, u32 retry_cnt, u64 quiet_ns,
+			     u64 ack_timeout_ns);
 
 /* Atomic results a responder keeps: the device's max_qp_rd_atom. */
 #define ERI_SIM_ATOMIC_RES	16

@@ -365,6 +365,30 @@ static void eri_sim_rel_test_rto(struct kunit *test)
 			T_MS / 2);
 }
 
+static void eri_sim_rel_test_retry_budget(struct kunit *test)
+{
+	/* timeout 14: 67.1 ms; retry_cnt 7: eight of them. */
+	u64 ack = 4096ULL << 14, budget = 8 * ack;
+
+	KUNIT_EXPECT_EQ(test, eri_sim_retry_budget_ns(7, ack), budget);
+	KUNIT_EXPECT_EQ(test, eri_sim_retry_budget_ns(0, ack), ack);
+	/* The largest attributes do not overflow. */
+	KUNIT_EXPECT_EQ(test, eri_sim_retry_budget_ns(7, 4096ULL << 31),
+			8 * (4096ULL << 31));
+	/* Timeouts alone are not enough while the time is not up ... */
+	KUNIT_EXPECT_FALSE(test, eri_sim_retry_exhausted(7, 7, 100 * T_MS, ack));
+	KUNIT_EXPECT_FALSE(test, eri_sim_retry_exhausted(20, 7, budget - 1, ack));
+	/* ... nor is the time without retry_cnt timeouts ... */
+	KUNIT_EXPECT_FALSE(test, eri_sim_retry_exhausted(6, 7, 10 * budget, ack));
+	KUNIT_EXPECT_FALSE(test, eri_sim_retry_exhausted(0, 1, budget, ack));
+	/* ... both are. */
+	KUNIT_EXPECT_TRUE(test, eri_sim_retry_exhausted(7, 7, budget, ack));
+	KUNIT_EXPECT_TRUE(test, eri_sim_retry_exhausted(9, 7, 2 * budget, ack));
+	/* retry_cnt 0: the first timeout after one local ACK timeout. */
+	KUNIT_EXPECT_TRUE(test, eri_sim_retry_exhausted(0, 0, ack, ack));
+	KUNIT_EXPECT_FALSE(test, eri_sim_retry_exhausted(0, 0, ack - 1, ack));
+}
+
 static void eri_sim_rel_test_ares(struct kunit *test)
 {
 	struct eri_sim_ares r;
@@ -414,6 +438,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_reorder_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
 	KUNIT_CASE(eri_sim_rel_test_rto),
+	KUNIT_CASE(eri_sim_rel_test_retry_budget),
 	KUNIT_CASE(eri_sim_rel_test_ares),
 	{}
 };

@@ -33,14 +33,14 @@ u64 eri_sim_rnr_ns(u8 timer)
 }
 
 /*
- * The upper bound of the retransmission timeout: 4.096 us * 2^timeout,
- * with 0 (infinite) taken as the default.
+ * The QP's local ACK timeout, 4.096 us * 2^timeout, with 0 (infinite)
+ * taken as the default.
  */
-u64 eri_sim_rto_max_ns(const struct eri_sim_qp *qp)
+u64 eri_sim_ack_timeout_ns(const struct eri_sim_qp *qp)
 {
 	u32 t = qp->timeout ? qp->timeout : ERI_SIM_DEFAULT_TIMEOUT;
 
-	return max_t(u64, 4096ULL << t, ERI_SIM_MIN_RTO_NS);
+	return 4096ULL << t;
 }
 
 /**
@@ -59,16 +59,39 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->retries = 0;
 	qp->rnr_retries = 0;
 	qp->rnr_wait = false;
+	qp->rto_win = 0;
 	qp->probe_out = false;
 	qp->timer_probe = false;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
 }
 
-/* Packets the QP may have in the network: the congestion window. */
+/*
+ * Packets the QP may have in the network: the congestion window, or less
+ * while the window after a timeout grows back to it.
+ */
 static u32 eri_sim_req_window(const struct eri_sim_qp *qp)
 {
-	return min_t(u32, eri_sim_cc_window(&qp->cc), ERI_SIM_REL_WIN);
+	u32 win = min_t(u32, eri_sim_cc_window(&qp->cc), ERI_SIM_REL_WIN);
+
+	return qp->rto_win ? min(win, qp->rto_win) : win;
+}
+
+/*
+ * After a timeout the requester resends from a window of one packet that
+ * grows by the PSNs delivered, as TCP's slow start after an RTO: when the
+ * peer is only slow, its ACKs are queued behind what was sent, and a whole
+ * window sent again would push them later still.
+ */
+static void eri_sim_req_grow_rto_win_locked(struct eri_sim_qp *qp, u32 acked)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!qp->rto_win)
+		return;
+	qp->rto_win += acked;
+	if (qp->rto_win >= min_t(u32, eri_sim_cc_window(&qp->cc),
+				 ERI_SIM_REL_WIN))
+		qp->rto_win = 0;
 }
 
 static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 ns)
@@ -84,14 +107,20 @@ static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 ns)
  */
 static void eri_sim_req_arm_rto_locked(struct eri_sim_qp *qp, u64 now)
 {
-	u64 max = eri_sim_rto_max_ns(qp), srtt = eri_sim_cc_srtt_ns(&qp->cc);
+	u64 budget = eri_sim_retry_budget_ns(qp->retry_cnt,
+					     eri_sim_ack_timeout_ns(qp));
+	u64 max = clamp_t(u64, budget, ERI_SIM_MIN_RTO_NS, ERI_SIM_MAX_RTO_NS);
+	u64 srtt = eri_sim_cc_srtt_ns(&qp->cc);
 	u64 rto = eri_sim_rto_backoff(eri_sim_cc_rto_ns(&qp->cc,
 							ERI_SIM_MIN_RTO_NS,
 							max),
 				      qp->retries, ERI_SIM_MIN_RTO_NS, max);
-	u64 pto;
+	u64 end = qp->progress_ns + budget, pto;
 
 	lockdep_assert_held(&qp->lock);
+	/* The last timeout allowed expires when the QP's time is up. */
+	if (qp->retries >= qp->retry_cnt)
+		rto = end > now ? min(rto, end - now) : 0;
 	qp->rto_at = now + rto;
 	qp->timer_probe = false;
 	if (!qp->probe_out && srtt && !qp->retries) {
@@ -692,6 +721,9 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 	if ((qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD) ||
 	    qp->rnr_wait || qp->dead)
 		return;
+	/* Nothing in flight: the time to wait for an answer starts now. */
+	if (!eri_sim_sb_span(&qp->sb))
+		qp->progress_ns = now;
 	while (budget) {
 		u32 pipe = eri_sim_sb_pipe(&qp->sb);
 		u32 win = eri_sim_req_window(qp);
@@ -820,6 +852,9 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 			return;
 		}
 		qp->rnr_retries++;
+		/* The peer answers: its time to answer starts again. */
+		qp->retries = 0;
+		qp->progress_ns = ktime_get_ns();
 		/* Everything not delivered goes again after the wait. */
 		eri_sim_sb_lose_all(&qp->sb);
 		qp->rnr_wait = true;
@@ -899,6 +934,8 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	if (acked) {
 		/* The peer answers: timeouts so far were no dead link. */
 		qp->retries = 0;
+		qp->progress_ns = now;
+		eri_sim_req_grow_rto_win_locked(qp, acked);
 		eri_sim_cc_on_ack(&qp->cc, now, rtt, acked,
 				  eri_sim_sb_pipe(&qp->sb));
 	}
@@ -945,8 +982,10 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
  * @qp: the QP
  *
  * qp->lock held.  Ends an RNR wait, or sends a tail-loss probe, or (the
- * retransmission timeout) declares everything in flight lost and backs
- * off; it fails the oldest WQE once retry_cnt timeouts went unanswered.
+ * retransmission timeout) declares everything in flight lost, backs off
+ * and resends from a window of one packet; it fails the oldest WQE once
+ * retry_cnt timeouts went unanswered and nothing was delivered for
+ * (retry_cnt + 1) local ACK timeouts.
  */
 void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 {
@@ -971,11 +1010,15 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 			return;
 		}
 		eri_sim_stat_add(qp->sdev, ERI_STAT_TIMEOUTS, 1);
-		if (qp->retries >= qp->retry_cnt) {
+		if (eri_sim_retry_exhausted(qp->retries, qp->retry_cnt,
+					    now - qp->progress_ns,
+					    eri_sim_ack_timeout_ns(qp))) {
 			eri_sim_req_fail_locked(qp, ERI_CQE_STS_RETRY_EXC_ERR);
 			return;
 		}
-		qp->retries++;
+		if (qp->retries < U8_MAX)
+			qp->retries++;
+		qp->rto_win = 1;
 		eri_sim_sb_lose_all(&qp->sb);
 		eri_sim_cc_on_timeout(&qp->cc, now);
 		eri_sim_req_arm_rto_locked(qp, now);
