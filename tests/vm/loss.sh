@@ -20,7 +20,9 @@
 #      a link of fixed capacity (netem's rate limit, below what the
 #      emulated CPU can move); the same ratio on the unlimited link, where
 #      the CPU is the bottleneck, is printed for information.
-#   4. Two ib_write_bw flows through one netem rate limit share it: per-QP
+#   4. A slow path (a rate limit with a queue of about a second) is no
+#      dead link: ib_send_bw with 4 QPs completes.
+#   5. Two ib_write_bw flows through one netem rate limit share it: per-QP
 #      tx_pkts (rdma resource show) sampled every second; over the second
 #      half of the time both ran, the smaller moved at least half as many
 #      packets as the larger.
@@ -177,6 +179,23 @@ netem loss 1%
 bwu1=$(write_bw 18608)
 netem
 echo "# unlimited link: lossless $bwu0 MB/s, 1% loss $bwu1 MB/s (information, not a check)"
+
+# ------------------------------------------------------------------ slow path
+# A slow path is no dead link: netem's rate limit on the data direction
+# with a queue of 2000 packets, so that 4 QPs' windows queue for about a
+# second, longer than the default retry budget of 7 retries of 67 ms.
+# Timeouts expire while the data waits in the queue; the requester must
+# wait for the QP's local ACK timeouts before it gives up, and resend
+# little meanwhile.
+check "netem rate 8mbit limit 2000 on $D0's link" in0 tc qdisc add dev veA root netem rate 8mbit limit 2000
+snap
+s0=$SECONDS
+server_client_port "slow path: ib_send_bw -q 4 completes" 18609 \
+	ib_send_bw -d "$D1" -x "$G1" -q 4 -s 16384 -n 100 -F -p 18609 -- \
+	ib_send_bw -d "$D0" -x "$G0" -q 4 -s 16384 -n 100 -F -p 18609 "$B"
+echo "# slow path: $((SECONDS - s0)) s"
+deltas
+netem
 
 # ------------------------------------------------------------------ fairness
 # Two flows through one bottleneck: netem's rate limit on veA (data) with a
