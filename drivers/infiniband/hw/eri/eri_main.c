@@ -57,6 +57,7 @@ static const struct ib_device_ops eri_dev_ops = {
 	.destroy_cq = eri_destroy_cq,
 	.destroy_qp = eri_destroy_qp,
 	.destroy_srq = eri_destroy_srq,
+	.disassociate_ucontext = eri_disassociate_ucontext,
 	.device_group = &eri_cc_attr_group,
 	.fill_res_qp_entry = eri_fill_res_qp_entry,
 #ifdef ERI_FILL_RES_SRQ

@@ -233,6 +233,23 @@ void eri_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
 }
 
+/**
+ * eri_disassociate_ucontext - the device goes while a process uses it
+ * @ibucontext: the process's context
+ *
+ * Having this op lets ib_core remove the device without waiting for every
+ * process that opened it to exit ("rdma link delete", the netdev's or the
+ * device's removal, module unload): it destroys the context's objects
+ * through the destroy verbs, which quiesce each queue on the device first,
+ * and zaps every mapping, all of them rdma_user_mmap_entry ones, so the
+ * process's later touches of doorbells and rings land on a dummy page.
+ * What remains to do here is nothing: the driver keeps no state of the
+ * process outside those objects and entries.
+ */
+void eri_disassociate_ucontext(struct ib_ucontext *ibucontext)
+{
+}
+
 int eri_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct eri_dev *edev = to_eri_dev(ibpd->device);

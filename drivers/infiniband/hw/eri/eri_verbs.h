@@ -249,6 +249,7 @@ enum rdma_link_layer eri_get_link_layer(struct ib_device *ibdev, u32 port);
 void eri_get_dev_fw_str(struct ib_device *ibdev, char *str);
 int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata);
 void eri_dealloc_ucontext(struct ib_ucontext *ibucontext);
+void eri_disassociate_ucontext(struct ib_ucontext *ibucontext);
 int eri_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
