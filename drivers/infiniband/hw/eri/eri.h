@@ -45,6 +45,9 @@ struct eri_ceq {
  * @srq_ida: SRQ numbers
  * @pd_ida: PD numbers
  * @mr_ida: MR key indexes
+ * @cq_next: the CQN the next search for a free one starts at
+ * @qp_next: the QPN the next search for a free one starts at
+ * @srq_next: the SRQN the next search for a free one starts at
  * @mr_variant: the variant byte of the next MR key
  * @cc_lock: serializes SET_CC commands and protects @cc_algo
  * @cc_algo: the enum eri_cc_algo the device gives new QPs
@@ -68,6 +71,10 @@ struct eri_dev {
 	struct ida srq_ida;
 	struct ida pd_ida;
 	struct ida mr_ida;
+	/* Hints for eri_ida_alloc_cyclic(), read and written locklessly. */
+	u32 cq_next;
+	u32 qp_next;
+	u32 srq_next;
 	atomic_t mr_variant;
 	struct mutex cc_lock;	/* serializes SET_CC; protects @cc_algo */
 	u8 cc_algo;

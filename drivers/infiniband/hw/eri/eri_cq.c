@@ -63,7 +63,9 @@ static int eri_create_cq_udata(struct ib_cq *ibcq,
 	refcount_set(&cq->refs, 1);
 	init_completion(&cq->released);
 
-	cqn = ida_alloc_max(&edev->cq_ida, edev->attr.max_cq - 1, GFP_KERNEL);
+	/* In turn, as QPNs: a late event of a destroyed CQ finds no new one. */
+	cqn = eri_ida_alloc_cyclic(&edev->cq_ida, &edev->cq_next, 0,
+				   edev->attr.max_cq - 1);
 	if (cqn < 0)
 		return cqn;
 	cq->cqn = cqn;

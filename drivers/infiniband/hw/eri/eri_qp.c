@@ -239,7 +239,13 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 
-	qpn = ida_alloc_range(&edev->qp_ida, min_qpn, max_qpn, GFP_KERNEL);
+	/* In turn: a late completion of a destroyed QP must not find a new one. */
+	if (type == ERI_QPT_GSI)
+		qpn = ida_alloc_range(&edev->qp_ida, min_qpn, max_qpn,
+				      GFP_KERNEL);
+	else
+		qpn = eri_ida_alloc_cyclic(&edev->qp_ida, &edev->qp_next,
+					   min_qpn, max_qpn);
 	if (qpn < 0) {
 		ret = qpn;
 		goto err_destroy_mutex;

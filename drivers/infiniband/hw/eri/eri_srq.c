@@ -126,8 +126,9 @@ int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	refcount_set(&srq->refs, 1);
 	init_completion(&srq->released);
 
-	srqn = ida_alloc_max(&edev->srq_ida, edev->attr.max_srq - 1,
-			     GFP_KERNEL);
+	/* In turn, as QPNs: a late event of a destroyed SRQ finds no new one. */
+	srqn = eri_ida_alloc_cyclic(&edev->srq_ida, &edev->srq_next, 0,
+				    edev->attr.max_srq - 1);
 	if (srqn < 0)
 		return srqn;
 	srq->srqn = srqn;
