@@ -545,6 +545,7 @@ enum eri_stat {
 	ERI_STAT_FAST_RETRANS,		/* packets found lost before a timeout */
 	ERI_STAT_TLPS,			/* tail-loss probes sent */
 	ERI_STAT_ECN_ECHOES,		/* ACKs received with an ECN echo */
+	ERI_STAT_AEQ_OVERFLOWS,		/* async events that found the AEQ full */
 	ERI_STAT_NUM,
 };
 

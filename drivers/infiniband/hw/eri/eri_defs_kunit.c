@@ -224,7 +224,8 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_stats_cmd, resp_len), 16);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_CQ_EVENTS, 10);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_ECN_ECHOES, 15);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 16);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_AEQ_OVERFLOWS, 16);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 17);
 }
 
 static void eri_defs_test_qp_attr(struct kunit *test)

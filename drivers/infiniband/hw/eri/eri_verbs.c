@@ -438,6 +438,7 @@ static const struct rdma_stat_desc eri_hw_stat_descs[] = {
 	[ERI_STAT_FAST_RETRANS].name = "fast_retrans",
 	[ERI_STAT_TLPS].name = "tail_loss_probes",
 	[ERI_STAT_ECN_ECHOES].name = "ecn_echoes",
+	[ERI_STAT_AEQ_OVERFLOWS].name = "aeq_overflows",
 };
 
 static_assert(ARRAY_SIZE(eri_hw_stat_descs) == ERI_STAT_NUM);

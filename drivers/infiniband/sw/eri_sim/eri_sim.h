@@ -126,6 +126,14 @@ struct eri_sim_dev {
 
 	struct eri_sim_eq aeq;
 	struct eri_sim_eq ceq[ERI_SIM_MAX_CEQS];
+	/*
+	 * QPs whose QP_LAST_WQE found the AEQ full, posted again at the next
+	 * AEQ doorbell.  The lock protects the list and the QPs' @last_wqe
+	 * nodes; doorbells come in any context, so it is taken with
+	 * interrupts off; aeq.lock nests inside it.
+	 */
+	spinlock_t last_wqe_lock;
+	struct list_head last_wqe_list;
 
 	/* Memory regions by key index; changed in the device context only. */
 	struct xarray mrs;
@@ -192,6 +200,8 @@ int eri_sim_eq_create(struct eri_sim_dev *sdev, struct eri_sim_eq *eq,
 void eri_sim_eq_destroy(struct eri_sim_eq *eq);
 void eri_sim_eq_doorbell(struct eri_sim_dev *sdev, struct eri_sim_eq *eq,
 			 u32 val);
+int eri_sim_aeq_post_again(struct eri_sim_dev *sdev, u8 type, u32 subject,
+			   u64 data);
 int eri_sim_aeq_post(struct eri_sim_dev *sdev, u8 type, u32 subject, u64 data);
 int eri_sim_ceq_post(struct eri_sim_dev *sdev, u32 eqn, u32 cqn);
 

@@ -141,7 +141,19 @@ out:
 	return ret;
 }
 
-int eri_sim_aeq_post(struct eri_sim_dev *sdev, u8 type, u32 subject, u64 data)
+/**
+ * eri_sim_aeq_post_again - post an async event that found the AEQ full before
+ * @sdev: the device
+ * @type: enum eri_aeqe_type
+ * @subject: the object the event is about
+ * @data: the event's data
+ *
+ * Any context.  The event was counted when it was raised.
+ *
+ * Return: 0, -ENOSPC when the AEQ is still full, -ENODEV without an AEQ.
+ */
+int eri_sim_aeq_post_again(struct eri_sim_dev *sdev, u8 type, u32 subject,
+			   u64 data)
 {
 	struct eri_aeqe e = {
 		.subject = cpu_to_le32(subject),
@@ -151,6 +163,27 @@ int eri_sim_aeq_post(struct eri_sim_dev *sdev, u8 type, u32 subject, u64 data)
 	return eri_sim_eq_post(sdev, &sdev->aeq,
 			       FIELD_PREP(ERI_AEQE_HDR_TYPE, type),
 			       &e.subject);
+}
+
+/**
+ * eri_sim_aeq_post - raise an async event
+ * @sdev: the device
+ * @type: enum eri_aeqe_type
+ * @subject: the object the event is about
+ * @data: the event's data
+ *
+ * Any context.  An event that finds the AEQ full counts in
+ * ERI_STAT_AEQ_OVERFLOWS; the caller decides whether it is lost.
+ *
+ * Return: 0, -ENOSPC when the AEQ is full, -ENODEV without an AEQ.
+ */
+int eri_sim_aeq_post(struct eri_sim_dev *sdev, u8 type, u32 subject, u64 data)
+{
+	int ret = eri_sim_aeq_post_again(sdev, type, subject, data);
+
+	if (ret == -ENOSPC)
+		this_cpu_inc(sdev->stats->v[ERI_STAT_AEQ_OVERFLOWS]);
+	return ret;
 }
 
 int eri_sim_ceq_post(struct eri_sim_dev *sdev, u32 eqn, u32 cqn)

@@ -149,6 +149,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->sdev = sdev;
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->unused);
+	INIT_LIST_HEAD(&qp->last_wqe);
 	spin_lock_init(&qp->lock);
 	qp->qpn = qpn;
 	qp->pdn = le32_to_cpu(cmd->pdn);
@@ -439,6 +440,10 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp,
 	cancel_work_sync(&qp->tx_work);
 	eri_sim_qp_put(qp);
 	wait_for_completion(&qp->unused);
+	/* A QP_LAST_WQE still waiting for room is about a QP gone. */
+	spin_lock_irq(&sdev->last_wqe_lock);
+	list_del(&qp->last_wqe);
+	spin_unlock_irq(&sdev->last_wqe_lock);
 	qp->scq->users--;
 	qp->rcq->users--;
 	if (qp->srq)
@@ -549,6 +554,50 @@ void eri_sim_qp_flush_locked(struct eri_sim_qp *qp)
 	eri_sim_qp_flush_rq_locked(qp);
 }
 
+/*
+ * Post QP_LAST_WQE; if the AEQ is full, keep it for the next AEQ doorbell
+ * (eri_sim_qp_last_wqe_retry()): ib_drain_qp() waits for it.  qp->lock
+ * held.
+ */
+static void eri_sim_qp_last_wqe_locked(struct eri_sim_qp *qp)
+{
+	struct eri_sim_dev *sdev = qp->sdev;
+	unsigned long flags;
+
+	lockdep_assert_held(&qp->lock);
+	/*
+	 * Post and queue in one hold: a doorbell that made room after the
+	 * post failed retries only once the QP is on the list.
+	 */
+	spin_lock_irqsave(&sdev->last_wqe_lock, flags);
+	if (eri_sim_aeq_post(sdev, ERI_AEQE_QP_LAST_WQE, qp->qpn, 0) ==
+	    -ENOSPC && list_empty(&qp->last_wqe))
+		list_add_tail(&qp->last_wqe, &sdev->last_wqe_list);
+	spin_unlock_irqrestore(&sdev->last_wqe_lock, flags);
+}
+
+/**
+ * eri_sim_qp_last_wqe_retry - post the QP_LAST_WQE events that found no room
+ * @sdev: the device
+ *
+ * Any context: the driver rang the AEQ doorbell, so it consumed events.
+ * Events that still find no room wait for the next doorbell.
+ */
+void eri_sim_qp_last_wqe_retry(struct eri_sim_dev *sdev)
+{
+	struct eri_sim_qp *qp, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sdev->last_wqe_lock, flags);
+	list_for_each_entry_safe(qp, tmp, &sdev->last_wqe_list, last_wqe) {
+		if (eri_sim_aeq_post_again(sdev, ERI_AEQE_QP_LAST_WQE,
+					   qp->qpn, 0))
+			break;
+		list_del_init(&qp->last_wqe);
+	}
+	spin_unlock_irqrestore(&sdev->last_wqe_lock, flags);
+}
+
 /**
  * eri_sim_qp_error_locked - move a QP to ERR
  * @qp: the QP
@@ -572,7 +621,7 @@ void eri_sim_qp_error_locked(struct eri_sim_qp *qp, u8 event)
 		eri_sim_aeq_post(qp->sdev, event, qp->qpn, 0);
 	/* Every WQE it took is flushed: none of its completions is left. */
 	if (qp->srq)
-		eri_sim_aeq_post(qp->sdev, ERI_AEQE_QP_LAST_WQE, qp->qpn, 0);
+		eri_sim_qp_last_wqe_locked(qp);
 }
 
 /**

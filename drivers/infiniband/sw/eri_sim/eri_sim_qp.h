@@ -78,7 +78,7 @@ struct eri_sim_cq {
  */
 struct eri_sim_srq {
 	struct eri_sim_dev *sdev;
-	/* Protects @ci, @limit and @broken; nests inside qp->lock, a leaf. */
+	/* Protects @ci, @limit, @arms and @broken; nests in qp->lock, a leaf. */
 	spinlock_t lock;
 	u32 srqn;
 	u32 pdn;
@@ -87,6 +87,7 @@ struct eri_sim_srq {
 	struct eri_srq_dbrec *dbrec;
 	u16 ci;			/* next WQE to take; free-running */
 	u32 limit;		/* armed limit; 0: not armed */
+	u32 arms;		/* MODIFY_SRQs of the limit so far */
 	bool broken;		/* pi overran the ring: takes nothing more */
 	u32 users;		/* QPs receiving from it; device context */
 };
@@ -163,6 +164,8 @@ struct eri_sim_qp {
 	refcount_t ref;
 	struct completion unused;
 	struct rcu_head rcu;
+	/* In sdev->last_wqe_list while its QP_LAST_WQE waits for room. */
+	struct list_head last_wqe;
 	/* Protects everything below. */
 	spinlock_t lock;
 	bool dead;
@@ -275,6 +278,7 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 u8 eri_sim_destroy_qp(struct eri_sim_dev *sdev,
 		      const struct eri_aq_destroy_qp_cmd *cmd);
 void eri_sim_qps_destroy(struct eri_sim_dev *sdev);
+void eri_sim_qp_last_wqe_retry(struct eri_sim_dev *sdev);
 struct eri_sim_qp *eri_sim_qp_get(struct eri_sim_dev *sdev, u32 qpn);
 void eri_sim_qp_put(struct eri_sim_qp *qp);
 void eri_sim_qp_doorbell(struct eri_sim_dev *sdev, u32 qpn, bool sq);

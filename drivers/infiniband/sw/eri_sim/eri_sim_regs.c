@@ -69,6 +69,8 @@ static void eri_sim_reg_write32(struct eri_bus_dev *bdev, u32 off, u32 val)
 		break;
 	case ERI_REG_AEQ_DB:
 		eri_sim_eq_doorbell(sdev, &sdev->aeq, val);
+		/* The driver consumed events: room for those that found none. */
+		eri_sim_qp_last_wqe_retry(sdev);
 		break;
 	case ERI_REG_SQ_DB:
 	case ERI_REG_RQ_DB:
@@ -189,6 +191,8 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	for (i = 0; i < ERI_SIM_NUM_VECTORS; i++)
 		spin_lock_init(&sdev->vec[i].lock);
 	spin_lock_init(&sdev->aeq.lock);
+	spin_lock_init(&sdev->last_wqe_lock);
+	INIT_LIST_HEAD(&sdev->last_wqe_list);
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		spin_lock_init(&sdev->ceq[i].lock);
 	spin_lock_init(&sdev->port_lock);

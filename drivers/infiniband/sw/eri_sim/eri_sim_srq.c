@@ -66,13 +66,32 @@ static u32 eri_sim_srq_avail_locked(struct eri_sim_srq *srq)
 	return n;
 }
 
+/*
+ * Post SRQ_LIMIT for the arm @arm of @limit, which fired with @n WQEs left.
+ * An event that finds the AEQ full would be lost for good: the limit is
+ * armed again, unless MODIFY_SRQ changed it meanwhile, and fires the next
+ * time a QP needs a WQE.  Called with bottom halves off or in the device
+ * context, without srq->lock.
+ */
+static void eri_sim_srq_limit_event(struct eri_sim_srq *srq, u32 arm,
+				    u32 limit, u32 n)
+{
+	if (eri_sim_aeq_post(srq->sdev, ERI_AEQE_SRQ_LIMIT, srq->srqn, n) !=
+	    -ENOSPC)
+		return;
+	spin_lock_bh(&srq->lock);
+	if (srq->arms == arm && !srq->limit)
+		srq->limit = limit;
+	spin_unlock_bh(&srq->lock);
+}
+
 u8 eri_sim_modify_srq(struct eri_sim_dev *sdev,
 		      const struct eri_aq_modify_srq_cmd *cmd)
 {
 	struct eri_sim_srq *srq = xa_load(&sdev->srqs, le32_to_cpu(cmd->srqn));
 	u32 mask = le32_to_cpu(cmd->mask), limit = le32_to_cpu(cmd->limit);
 	bool fire = false, broke = false;
-	u32 n = 0;
+	u32 n = 0, arm;
 
 	if (!srq)
 		return ERI_AQ_STS_NOT_FOUND;
@@ -91,11 +110,12 @@ u8 eri_sim_modify_srq(struct eri_sim_dev *sdev,
 	/* Already below the new limit: it fires now, and stays disarmed. */
 	fire = limit && !srq->broken && n < limit;
 	srq->limit = fire ? 0 : limit;
+	arm = ++srq->arms;
 	spin_unlock_bh(&srq->lock);
 	if (broke)
 		eri_sim_aeq_post(sdev, ERI_AEQE_SRQ_ERR, srq->srqn, 1);
 	if (fire)
-		eri_sim_aeq_post(sdev, ERI_AEQE_SRQ_LIMIT, srq->srqn, n);
+		eri_sim_srq_limit_event(srq, arm, limit, n);
 	return ERI_AQ_STS_OK;
 }
 
@@ -189,9 +209,9 @@ int eri_sim_qp_take_srq_locked(struct eri_sim_qp *qp, struct eri_sim_rwqe *r)
  */
 int eri_sim_srq_take(struct eri_sim_srq *srq, struct eri_sim_rwqe *r)
 {
+	u32 n, limit = 0, arm = 0;
 	u8 raw[ERI_RQ_WQE_SIZE];
-	bool fire, broke;
-	u32 n;
+	bool fire, broke, taken;
 
 	/* Serializes the QPs taking from this SRQ; a leaf lock. */
 	spin_lock(&srq->lock);
@@ -201,28 +221,41 @@ int eri_sim_srq_take(struct eri_sim_srq *srq, struct eri_sim_rwqe *r)
 	}
 	n = eri_sim_srq_avail_locked(srq);
 	broke = srq->broken;
-	if (!n) {
+	if (broke) {
 		spin_unlock(&srq->lock);
-		if (broke)
-			eri_sim_aeq_post(srq->sdev, ERI_AEQE_SRQ_ERR,
-					 srq->srqn, 1);
-		return broke ? -EIO : 0;
+		eri_sim_aeq_post(srq->sdev, ERI_AEQE_SRQ_ERR, srq->srqn, 1);
+		return -EIO;
 	}
-	/* The index before the WQE; pairs with the producer's write barrier. */
-	dma_rmb();
-	memcpy(raw, srq->ring + ((size_t)eri_ring_slot(srq->ci, srq->depth_log)
-				 << ERI_RQ_WQE_SHIFT), sizeof(raw));
-	srq->ci++;
-	n--;
-	/* One event per arm: the limit disarms as it fires. */
+	taken = n > 0;
+	if (taken) {
+		/*
+		 * The index before the WQE; pairs with the producer's write
+		 * barrier.
+		 */
+		dma_rmb();
+		memcpy(raw, srq->ring +
+		       ((size_t)eri_ring_slot(srq->ci, srq->depth_log) <<
+			ERI_RQ_WQE_SHIFT), sizeof(raw));
+		srq->ci++;
+		n--;
+	}
+	/*
+	 * One event per arm: the limit disarms as it fires.  An empty SRQ
+	 * with the limit armed is one whose event found the AEQ full.
+	 */
 	fire = srq->limit && n < srq->limit;
-	if (fire)
+	if (fire) {
+		limit = srq->limit;
+		arm = srq->arms;
 		srq->limit = 0;
+	}
 	spin_unlock(&srq->lock);
 
+	if (fire)
+		eri_sim_srq_limit_event(srq, arm, limit, n);
+	if (!taken)
+		return 0;
 	r->bad = eri_sim_rwqe_decode(raw, r) != 0;
 	r->pdn = srq->pdn;
-	if (fire)
-		eri_sim_aeq_post(srq->sdev, ERI_AEQE_SRQ_LIMIT, srq->srqn, n);
 	return 1;
 }
