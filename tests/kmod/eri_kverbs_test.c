@@ -860,18 +860,58 @@ static void kv_traffic(struct kv_side *a, struct kv_side *b)
 }
 
 static struct completion kv_srq_limit;
+static atomic_t kv_srq_limits;
 
 static void kv_srq_event(struct ib_event *ev, void *ctx)
 {
 	pr_info("# SRQ event %s\n", ib_event_msg(ev->event));
-	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED)
+	if (ev->event == IB_EVENT_SRQ_LIMIT_REACHED) {
+		atomic_inc(&kv_srq_limits);
 		complete(&kv_srq_limit);
+	}
+}
+
+#define KV_SRQ_POSTED	8
+#define KV_SRQ_LIMIT	4
+
+/*
+ * One SEND of @sa's QP to @sb's, which receives it through @srq into @cq:
+ * one of the SRQ's wr_ids (500 + i), none twice (@seen).
+ */
+static bool kv_srq_send(struct kv_side *a, struct kv_side *sa,
+			struct kv_side *sb, struct ib_cq *cq, int i,
+			unsigned long *seen)
+{
+	struct ib_sge sge = { .addr = a->tx_dma, .length = 100,
+			      .lkey = a->pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_id = 900 + i, .sg_list = &sge,
+				 .num_sge = 1, .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+
+	if (ib_post_send(sa->qp, &wr, &bad) ||
+	    !kv_expect(a->scq, "SRQ: SEND", 900 + i, IB_WC_SUCCESS,
+		       IB_WC_SEND, &wc))
+		return false;
+	memset(&wc, 0, sizeof(wc));
+	if (kv_poll(cq, &wc) || wc.status != IB_WC_SUCCESS ||
+	    wc.qp != sb->qp || wc.byte_len != 100 || wc.wr_id < 500 ||
+	    wc.wr_id >= 500 + KV_SRQ_POSTED || (*seen & BIT(wc.wr_id - 500))) {
+		pr_info("# SRQ: receive %d: wr_id %llu status %s\n", i,
+			wc.wr_id, ib_wc_status_msg(wc.status));
+		return false;
+	}
+	*seen |= BIT(wc.wr_id - 500);
+	return true;
 }
 
 /*
  * A kernel SRQ on @b: a QP of @a sends to a QP of @b that receives from
- * it; 8 receives posted, the limit armed at 4: five SENDs complete with
- * wr_ids of the SRQ, each once, and raise IB_EVENT_SRQ_LIMIT_REACHED;
+ * it.  8 receives posted, the limit armed at 4: after four SENDs 4 WQEs
+ * are left, not below the limit, and no event comes; the fifth leaves 3
+ * and raises exactly one IB_EVENT_SRQ_LIMIT_REACHED, the sixth none (one
+ * event per arm).  Every receive completes with an SRQ wr_id, each once;
  * ib_destroy_srq is refused while the QP exists.
  */
 static void kv_srq(struct kv_side *a, struct kv_side *b)
@@ -889,7 +929,7 @@ static void kv_srq(struct kv_side *a, struct kv_side *b)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct kv_side sa = *a, sb = *b;
-	struct ib_srq_attr lattr = { .srq_limit = 4 };
+	struct ib_srq_attr lattr = { .srq_limit = KV_SRQ_LIMIT };
 	struct ib_cq *cq = NULL;
 	struct ib_srq *srq;
 	unsigned long seen = 0;
@@ -897,12 +937,14 @@ static void kv_srq(struct kv_side *a, struct kv_side *b)
 	int i, ret;
 
 	init_completion(&kv_srq_limit);
+	atomic_set(&kv_srq_limits, 0);
 	srq = ib_create_srq(b->pd, &sattr);
 	if (!kv_check(!IS_ERR(srq), "%s: ib_create_srq (%d)", b->name,
 		      PTR_ERR_OR_ZERO(srq)))
 		return;
 	cq = ib_alloc_cq(b->dev, NULL, KV_CQE, 0, IB_POLL_DIRECT);
-	if (IS_ERR(cq)) {
+	if (!kv_check(!IS_ERR(cq), "%s: ib_alloc_cq for the SRQ's QP (%d)",
+		      b->name, PTR_ERR_OR_ZERO(cq))) {
 		cq = NULL;
 		goto out;
 	}
@@ -927,7 +969,7 @@ static void kv_srq(struct kv_side *a, struct kv_side *b)
 	sb.psn = 0x999;
 	if (!kv_connect(&sa, &sb) || !kv_connect(&sb, &sa))
 		goto out;
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < KV_SRQ_POSTED; i++) {
 		struct ib_sge sge = {
 			.addr = b->rx_dma + i * 1024, .length = 1024,
 			.lkey = b->pd->local_dma_lkey,
@@ -939,36 +981,34 @@ static void kv_srq(struct kv_side *a, struct kv_side *b)
 		ok &= !ib_post_srq_recv(srq, &wr, &bad);
 	}
 	ret = ib_modify_srq(srq, &lattr, IB_SRQ_LIMIT);
-	kv_check(ok && !ret, "%s: 8 receives on the SRQ, limit armed at 4 (%d)",
-		 b->name, ret);
-	for (i = 0; i < 5; i++) {
-		struct ib_sge sge = { .addr = a->tx_dma, .length = 100,
-				      .lkey = a->pd->local_dma_lkey };
-		struct ib_send_wr wr = { .wr_id = 900 + i, .sg_list = &sge,
-					 .num_sge = 1, .opcode = IB_WR_SEND,
-					 .send_flags = IB_SEND_SIGNALED };
-		const struct ib_send_wr *bad;
-		struct ib_wc wc;
-
-		ok &= !ib_post_send(sa.qp, &wr, &bad);
-		ok &= kv_expect(a->scq, "SRQ: SEND", 900 + i, IB_WC_SUCCESS,
-				IB_WC_SEND, &wc);
-		memset(&wc, 0, sizeof(wc));
-		if (kv_poll(cq, &wc) || wc.status != IB_WC_SUCCESS ||
-		    wc.qp != sb.qp || wc.byte_len != 100 || wc.wr_id < 500 ||
-		    wc.wr_id >= 508 || (seen & BIT(wc.wr_id - 500))) {
-			pr_info("# SRQ: receive %d: wr_id %llu status %s\n", i,
-				wc.wr_id, ib_wc_status_msg(wc.status));
-			ok = false;
-			break;
-		}
-		seen |= BIT(wc.wr_id - 500);
-	}
-	kv_check(ok, "%s: 5 SENDs received through the SRQ, each wr_id once",
-		 b->name);
-	kv_check(wait_for_completion_timeout(&kv_srq_limit,
-					     msecs_to_jiffies(5000)),
-		 "%s: IB_EVENT_SRQ_LIMIT_REACHED with 3 left", b->name);
+	if (!kv_check(ok && !ret,
+		      "%s: %d receives on the SRQ, limit armed at %d (%d)",
+		      b->name, KV_SRQ_POSTED, KV_SRQ_LIMIT, ret))
+		goto out;
+	for (i = 0; ok && i < KV_SRQ_POSTED - KV_SRQ_LIMIT; i++)
+		ok = kv_srq_send(a, &sa, &sb, cq, i, &seen);
+	if (!kv_check(ok, "%s: %d SENDs received through the SRQ, each wr_id once",
+		      b->name, KV_SRQ_POSTED - KV_SRQ_LIMIT))
+		goto out;
+	/* Exactly the limit left: not below it. */
+	msleep(200);
+	kv_check(atomic_read(&kv_srq_limits) == 0,
+		 "%s: %d WQEs left, as many as the limit: no event within 200 ms (%d)",
+		 b->name, KV_SRQ_LIMIT, atomic_read(&kv_srq_limits));
+	ok = kv_srq_send(a, &sa, &sb, cq, i++, &seen);
+	if (!kv_check(ok, "%s: one more SEND received through the SRQ",
+		      b->name))
+		goto out;
+	wait_for_completion_timeout(&kv_srq_limit, msecs_to_jiffies(5000));
+	kv_check(atomic_read(&kv_srq_limits) == 1,
+		 "%s: %d left, below the limit: one IB_EVENT_SRQ_LIMIT_REACHED (%d)",
+		 b->name, KV_SRQ_LIMIT - 1, atomic_read(&kv_srq_limits));
+	/* One event per arm: the limit disarmed as it fired. */
+	ok = kv_srq_send(a, &sa, &sb, cq, i++, &seen);
+	msleep(200);
+	kv_check(ok && atomic_read(&kv_srq_limits) == 1,
+		 "%s: %d left: no second event (%d)", b->name,
+		 KV_SRQ_LIMIT - 2, atomic_read(&kv_srq_limits));
 	ret = ib_query_srq(srq, &lattr);
 	kv_check(!ret && lattr.srq_limit == 0 && lattr.max_wr >= 16,
 		 "%s: ib_query_srq: limit disarmed, max_wr %u (%d)", b->name,
@@ -985,7 +1025,7 @@ out:
 	if (cq)
 		ib_free_cq(cq);
 	ret = ib_destroy_srq_user(srq, NULL);
-	kv_check(!ret, "%s: ib_destroy_srq with 3 WQEs still posted (%d)",
+	kv_check(!ret, "%s: ib_destroy_srq with WQEs still posted (%d)",
 		 b->name, ret);
 }
 
