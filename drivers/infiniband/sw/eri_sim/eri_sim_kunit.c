@@ -5,7 +5,8 @@
  * enable with bad configurations, every admin command with malformed input,
  * admin queue overrun, event queue owner bits, overflow and arming, the
  * register file, the DMA address checks, and queue pairs fed hostile send
- * queues (bad opcodes, lengths, formats, keys and indexes) and full CQs.
+ * queues (bad opcodes, lengths, formats, keys and indexes) and full CQs,
+ * and shared receive queues: the flush of WQEs a QP took, hostile WQEs.
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
@@ -896,6 +897,404 @@ static void eri_sim_test_cq_overrun(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, found, 1U);
 }
 
+#define T_SRQN		2
+#define T_SRQ_LOG	3
+
+/* An SRQ, its CQ and the QPs that receive from it, for the SRQ cases. */
+struct t_srq {
+	u8 *ring;
+	struct eri_srq_dbrec *db;
+	struct eri_cqe *cq;
+	struct eri_cq_dbrec *cq_db;
+	struct eri_qp_attr *attr;
+	struct eri_qp_dbrec *qp_db[4];
+	u8 *qp_sq[4];
+	u16 pi;
+	u16 cq_ci;
+	u16 aeq_ci;
+	/* The async events consumed last: type and subject. */
+	u32 ev[1U << T_EQ_DEPTH_LOG][2];
+	u32 nev;
+};
+
+/* Enable, a CEQ, CQ T_CQN and SRQ T_SRQN of PD @pdn. */
+static void t_srq_setup(struct kunit *test, struct eri_sim_test *t,
+			struct t_srq *s, u32 pdn)
+{
+	struct eri_aq_create_cq_cmd cq_cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_CQ),
+		.cqn = cpu_to_le32(T_CQN),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG,
+					      T_CQ_LOG)),
+	};
+	struct eri_aq_create_srq_cmd srq_cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_SRQ),
+		.srqn = cpu_to_le32(T_SRQN),
+		.pdn = cpu_to_le32(pdn),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_SRQ_DEPTH_LOG,
+					      T_SRQ_LOG)),
+	};
+
+	t_enable(test, t);
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, virt_to_phys(t->ceq),
+					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
+	s->ring = kunit_kzalloc(test, ERI_RQ_WQE_SIZE << T_SRQ_LOG,
+				GFP_KERNEL);
+	s->db = kunit_kzalloc(test, sizeof(*s->db), GFP_KERNEL);
+	s->cq = kunit_kzalloc(test, sizeof(*s->cq) << T_CQ_LOG, GFP_KERNEL);
+	s->cq_db = kunit_kzalloc(test, sizeof(*s->cq_db), GFP_KERNEL);
+	s->attr = kunit_kzalloc(test, sizeof(*s->attr), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, s->ring && s->db && s->cq && s->cq_db &&
+			  s->attr);
+	cq_cmd.ring_addr = cpu_to_le64(virt_to_phys(s->cq));
+	cq_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(s->cq_db));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &cq_cmd), ERI_AQ_STS_OK);
+	srq_cmd.ring_addr = cpu_to_le64(virt_to_phys(s->ring));
+	srq_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(s->db));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &srq_cmd), ERI_AQ_STS_OK);
+}
+
+static u8 t_srq_qp_state(struct kunit *test, struct eri_sim_test *t,
+			 struct t_srq *s, u32 qpn, u8 state)
+{
+	struct eri_aq_qp_attr_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_MODIFY_QP),
+		.qpn = cpu_to_le32(qpn),
+		.attr_addr = cpu_to_le64(virt_to_phys(s->attr)),
+	};
+
+	memset(s->attr, 0, sizeof(*s->attr));
+	s->attr->mask = cpu_to_le32(ERI_QP_ATTR_STATE);
+	s->attr->state = state;
+	return t_exec(test, t, &cmd);
+}
+
+/* QP @qpn (T_QPN + @i) of PD 1 on the SRQ, in RTS, expecting PSN 0. */
+static void t_srq_qp(struct kunit *test, struct eri_sim_test *t,
+		     struct t_srq *s, unsigned int i)
+{
+	struct eri_aq_create_qp_cmd qp_cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_QP),
+		.qpn = cpu_to_le32(T_QPN + i),
+		.pdn = cpu_to_le32(1),
+		.send_cqn = cpu_to_le32(T_CQN),
+		.recv_cqn = cpu_to_le32(T_CQN),
+		.srqn = cpu_to_le32(T_SRQN),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_QP_TYPE, ERI_QPT_RC) |
+				   FIELD_PREP(ERI_AQ_CREATE_QP_SQ_DEPTH_LOG,
+					      T_SQ_LOG) |
+				   ERI_AQ_CREATE_QP_SRQ),
+	};
+	struct eri_aq_qp_attr_cmd mod = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_MODIFY_QP),
+		.qpn = cpu_to_le32(T_QPN + i),
+		.attr_addr = cpu_to_le64(virt_to_phys(s->attr)),
+	};
+	static const u8 gid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127,
+				    [15] = 1 };
+
+	s->qp_sq[i] = kunit_kzalloc(test, ERI_SQ_WQE_SIZE << T_SQ_LOG,
+				    GFP_KERNEL);
+	s->qp_db[i] = kunit_kzalloc(test, sizeof(*s->qp_db[i]), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, s->qp_sq[i] && s->qp_db[i]);
+	qp_cmd.sq_addr = cpu_to_le64(virt_to_phys(s->qp_sq[i]));
+	qp_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(s->qp_db[i]));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &qp_cmd), ERI_AQ_STS_OK);
+
+	memset(s->attr, 0, sizeof(*s->attr));
+	s->attr->mask = cpu_to_le32(ERI_QP_ATTR_ALL);
+	s->attr->state = ERI_QPS_RTS;
+	s->attr->path_mtu_log = 10;
+	s->attr->timeout = 14;
+	s->attr->retry_cnt = 7;
+	s->attr->rnr_retry = 7;
+	s->attr->dest_qpn = cpu_to_le32(7);
+	memcpy(s->attr->sgid, gid, sizeof(gid));
+	memcpy(s->attr->dgid, gid, sizeof(gid));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &mod), ERI_AQ_STS_OK);
+}
+
+/* Post one WQE, tagged @tag, with @num_sge in its header and @sge. */
+static void t_srq_post(struct t_srq *s, u32 tag, u32 num_sge,
+		       const struct eri_sge *sge)
+{
+	struct eri_rq_wqe_hdr *h = (void *)(s->ring +
+		((size_t)eri_ring_slot(s->pi, T_SRQ_LOG) << ERI_RQ_WQE_SHIFT));
+
+	memset(h, 0, ERI_RQ_WQE_SIZE);
+	h->hdr = cpu_to_le32(FIELD_PREP(ERI_RQ_WQE_HDR_NUM_SGE, num_sge));
+	h->tag = cpu_to_le32(tag);
+	if (sge)
+		memcpy(h + 1, sge, sizeof(*sge));
+	s->pi++;
+	/* The WQE before the index, as a producer does. */
+	wmb();
+	WRITE_ONCE(s->db->pi, cpu_to_le32(s->pi));
+}
+
+/* A SEND packet for QP @qpn: PSN @psn of message @msn, as the wire has it. */
+static void t_srq_rx(struct eri_sim_test *t, u32 qpn, u32 psn, u32 msn,
+		     u8 flags, const void *payload, u32 len)
+{
+	struct eri_wire_hdr hdr = {
+		.version = ERI_WIRE_VERSION,
+		.opcode = ERI_OP_SEND,
+		.flags = flags,
+		.dqpn = cpu_to_be32(qpn),
+		.sqpn = cpu_to_be32(7),
+		.psn = cpu_to_be32(psn),
+		.msg_len = cpu_to_be32(len),
+		.msn = cpu_to_be32(msn),
+	};
+	struct eri_sim_qp *qp = eri_sim_qp_get(t->sdev, qpn);
+
+	if (!qp)
+		return;
+	/* As the socket's receive path: the responder under the QP's lock. */
+	spin_lock_bh(&qp->lock);
+	eri_sim_resp_rx_locked(qp, &hdr, payload, len, false);
+	spin_unlock_bh(&qp->lock);
+	eri_sim_qp_put(qp);
+	t_sync(t);
+}
+
+/* The next completion: a receive of QP @qpn from the SRQ, tag @tag. */
+static void t_srq_expect_cqe(struct kunit *test, struct t_srq *s, u32 qpn,
+			     u8 status, u32 tag)
+{
+	struct eri_cqe *cqe = &s->cq[eri_ring_slot(s->cq_ci, T_CQ_LOG)];
+	u32 hdr = le32_to_cpu(READ_ONCE(cqe->hdr));
+
+	KUNIT_ASSERT_EQ(test, FIELD_GET(ERI_CQE_HDR_OWNER, hdr),
+			eri_ring_owner(s->cq_ci, T_CQ_LOG));
+	KUNIT_EXPECT_FALSE(test, hdr & ERI_CQE_HDR_SQ);
+	KUNIT_EXPECT_TRUE(test, hdr & ERI_CQE_HDR_SRQ);
+	KUNIT_EXPECT_EQ(test, FIELD_GET(ERI_CQE_HDR_STATUS, hdr), (u32)status);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cqe->qpn), qpn);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cqe->srqn), (u32)T_SRQN);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(cqe->wqe_idx), tag);
+	s->cq_ci++;
+	s->cq_db->ci = cpu_to_le32(s->cq_ci);
+}
+
+static void t_srq_expect_no_cqe(struct kunit *test, struct t_srq *s)
+{
+	struct eri_cqe *cqe = &s->cq[eri_ring_slot(s->cq_ci, T_CQ_LOG)];
+
+	KUNIT_EXPECT_NE(test, FIELD_GET(ERI_CQE_HDR_OWNER,
+					le32_to_cpu(READ_ONCE(cqe->hdr))),
+			eri_ring_owner(s->cq_ci, T_CQ_LOG));
+}
+
+/*
+ * Consume the AEQ as the driver does (record, then doorbell with ARM),
+ * keeping the events in @s->ev; return how many there were.
+ */
+static u32 t_srq_aeq_drain(struct eri_sim_test *t, struct t_srq *s)
+{
+	s->nev = 0;
+	while (s->nev < ARRAY_SIZE(s->ev)) {
+		struct eri_aeqe *e = &t->aeq[eri_ring_slot(s->aeq_ci,
+							   T_EQ_DEPTH_LOG)];
+		u32 hdr = le32_to_cpu(READ_ONCE(e->hdr));
+
+		if (FIELD_GET(ERI_AEQE_HDR_OWNER, hdr) !=
+		    eri_ring_owner(s->aeq_ci, T_EQ_DEPTH_LOG))
+			break;
+		s->ev[s->nev][0] = FIELD_GET(ERI_AEQE_HDR_TYPE, hdr);
+		s->ev[s->nev][1] = le32_to_cpu(e->subject);
+		s->nev++;
+		s->aeq_ci++;
+	}
+	t->dbrecs[0].val = cpu_to_le64(FIELD_PREP(ERI_EQ_DB_CI, s->aeq_ci));
+	t_write(t, ERI_REG_AEQ_DB, s->aeq_ci | ERI_EQ_DB_ARM);
+	t_sync(t);
+	return s->nev;
+}
+
+/* Events of @type about @subject among those t_srq_aeq_drain() kept. */
+static u32 t_srq_ev(struct t_srq *s, u8 type, u32 subject)
+{
+	u32 i, found = 0;
+
+	for (i = 0; i < s->nev; i++)
+		if (s->ev[i][0] == type && s->ev[i][1] == subject)
+			found++;
+	return found;
+}
+
+static void t_query_srq(struct kunit *test, struct eri_sim_test *t,
+			struct eri_aq_query_srq_resp *resp)
+{
+	struct eri_aq_query_srq_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_QUERY_SRQ),
+		.srqn = cpu_to_le32(T_SRQN),
+	};
+
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &cmd), ERI_AQ_STS_OK);
+	memcpy(resp, t->cq[eri_ring_slot(t->cq_ci - 1, T_AQ_DEPTH_LOG)].resp,
+	       sizeof(*resp));
+}
+
+static u64 t_stat(struct eri_sim_test *t, enum eri_stat stat)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(t->sdev->stats, cpu)->v[stat];
+	return sum;
+}
+
+/*
+ * A QP that took WQEs ahead (a middle packet of message 2 binds the WQEs
+ * of messages 0, 1 and 2) and goes to ERR completes them with
+ * WR_FLUSH_ERR and their tags, in taking order; the SRQ's other WQEs stay
+ * for the other QPs, and its index does not move.  QP_LAST_WQE follows;
+ * when it finds the AEQ full it counts in aeq_overflows and comes with
+ * the next AEQ doorbell.
+ */
+static void eri_sim_test_srq_flush(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct eri_aq_query_srq_resp resp;
+	struct t_srq s = {};
+	u32 i;
+
+	t_srq_setup(test, t, &s, 1);
+	t_srq_qp(test, t, &s, 0);
+	t_srq_qp(test, t, &s, 1);
+	for (i = 0; i < 5; i++)
+		t_srq_post(&s, 0xa0 + i, 0, NULL);
+
+	t_srq_rx(t, T_QPN, 2, 2, 0, NULL, 0);
+	t_srq_expect_no_cqe(test, &s);
+	t_query_srq(test, t, &resp);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.ci), 3U);
+
+	/* Fill the AEQ: QP_LAST_WQE will find no room. */
+	for (i = 0; i < (1U << T_EQ_DEPTH_LOG); i++)
+		KUNIT_ASSERT_EQ(test, eri_sim_aeq_post(t->sdev,
+						       ERI_AEQE_PORT_CHANGE,
+						       1, 0), 0);
+	KUNIT_ASSERT_EQ(test, t_stat(t, ERI_STAT_AEQ_OVERFLOWS), 0ULL);
+	KUNIT_ASSERT_EQ(test, t_srq_qp_state(test, t, &s, T_QPN, ERI_QPS_ERR),
+			ERI_AQ_STS_OK);
+	for (i = 0; i < 3; i++)
+		t_srq_expect_cqe(test, &s, T_QPN, ERI_CQE_STS_WR_FLUSH_ERR,
+				 0xa0 + i);
+	t_srq_expect_no_cqe(test, &s);
+	KUNIT_EXPECT_EQ(test, t_stat(t, ERI_STAT_AEQ_OVERFLOWS), 1ULL);
+	t_query_srq(test, t, &resp);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.ci), 3U);
+
+	/* The doorbell that consumed the four makes room: it comes now. */
+	KUNIT_EXPECT_EQ(test, t_srq_aeq_drain(t, &s), 1U << T_EQ_DEPTH_LOG);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_LAST_WQE, T_QPN), 0U);
+	KUNIT_EXPECT_EQ(test, t_srq_aeq_drain(t, &s), 1U);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_LAST_WQE, T_QPN), 1U);
+	/* Once. */
+	KUNIT_EXPECT_EQ(test, t_srq_aeq_drain(t, &s), 0U);
+
+	/* The other QP takes the next WQE, a4 after a3. */
+	t_srq_rx(t, T_QPN + 1, 0, 0, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL, 0);
+	t_srq_expect_cqe(test, &s, T_QPN + 1, ERI_CQE_STS_SUCCESS, 0xa3);
+	t_srq_rx(t, T_QPN + 1, 1, 1, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL, 0);
+	t_srq_expect_cqe(test, &s, T_QPN + 1, ERI_CQE_STS_SUCCESS, 0xa4);
+	t_srq_expect_no_cqe(test, &s);
+}
+
+/*
+ * Hostile SRQ WQEs: more SGEs than a WQE holds, a key of another PD than
+ * the SRQ's, and a producer index beyond the ring.  Each fails only what
+ * it must: the QP that took the malformed WQE (its tag in the completion),
+ * then the SRQ, once; nothing is written through the foreign key.
+ */
+static void eri_sim_test_srq_hostile(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u32 key1 = FIELD_PREP(ERI_MR_KEY_INDEX, 3) | 0x11;
+	u32 key2 = FIELD_PREP(ERI_MR_KEY_INDEX, 4) | 0x22;
+	static const u8 msg[] = "0123456789abcdef";
+	const u32 len = sizeof(msg) - 1;
+	struct eri_aq_query_srq_resp resp;
+	struct eri_sge sge = {};
+	struct t_srq s = {};
+	u8 *buf;
+
+	/* The SRQ in PD 2, its QPs in PD 1. */
+	t_srq_setup(test, t, &s, 2);
+	buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key1, 1, 0, 0, 0, 0, NULL,
+				       ERI_AQ_REG_MR_DMA |
+				       ERI_MR_ACCESS_LOCAL_WRITE),
+			ERI_AQ_STS_OK);
+	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key2, 2, 0, 0, 0, 0, NULL,
+				       ERI_AQ_REG_MR_DMA |
+				       ERI_MR_ACCESS_LOCAL_WRITE),
+			ERI_AQ_STS_OK);
+	t_srq_qp(test, t, &s, 0);
+	t_srq_qp(test, t, &s, 1);
+	t_srq_qp(test, t, &s, 2);
+
+	/* A key of the SRQ's PD works (not the QP's: PD 1). */
+	sge.addr = cpu_to_le64(virt_to_phys(buf));
+	sge.length = cpu_to_le32(16);
+	sge.lkey = cpu_to_le32(key2);
+	t_srq_post(&s, 0x100, 1, &sge);
+	/* Eight SGEs: the header says more than the WQE holds. */
+	t_srq_post(&s, 0xdeadbeef, ERI_RQ_WQE_MAX_SGE + 1, &sge);
+	/* A key of PD 1: the QP's, not the SRQ's. */
+	sge.addr = cpu_to_le64(virt_to_phys(buf + 32));
+	sge.lkey = cpu_to_le32(key1);
+	t_srq_post(&s, 0x102, 1, &sge);
+
+	t_srq_rx(t, T_QPN, 0, 0, ERI_WIRE_FIRST | ERI_WIRE_LAST, msg, len);
+	t_srq_expect_cqe(test, &s, T_QPN, ERI_CQE_STS_SUCCESS, 0x100);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, msg, len), 0);
+
+	t_srq_rx(t, T_QPN, 1, 1, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL, 0);
+	t_srq_expect_cqe(test, &s, T_QPN, ERI_CQE_STS_LOC_QP_OP_ERR,
+			 0xdeadbeef);
+	t_srq_expect_no_cqe(test, &s);
+	t_srq_aeq_drain(t, &s);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_FATAL, T_QPN), 1U);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_LAST_WQE, T_QPN), 1U);
+	t_query_srq(test, t, &resp);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.ci), 2U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.flags), 0U);
+
+	/* The SRQ goes on: the next QP takes the foreign key's WQE. */
+	t_srq_rx(t, T_QPN + 1, 0, 0, ERI_WIRE_FIRST | ERI_WIRE_LAST, msg, len);
+	t_srq_expect_cqe(test, &s, T_QPN + 1, ERI_CQE_STS_LOC_PROT_ERR, 0x102);
+	t_srq_expect_no_cqe(test, &s);
+	KUNIT_EXPECT_TRUE(test, !memchr_inv(buf + 32, 0, 32));
+	t_srq_aeq_drain(t, &s);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_REQ_ERR, T_QPN + 1), 1U);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_LAST_WQE, T_QPN + 1),
+			1U);
+
+	/* A producer index a whole ring and one beyond the device's. */
+	WRITE_ONCE(s.db->pi, cpu_to_le32((u16)(s.pi + (1U << T_SRQ_LOG) + 1)));
+	t_srq_rx(t, T_QPN + 2, 0, 0, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL, 0);
+	t_srq_expect_no_cqe(test, &s);
+	t_query_srq(test, t, &resp);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.flags), (u32)ERI_AQ_SRQ_BROKEN);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.ci), 3U);
+	t_srq_aeq_drain(t, &s);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_SRQ_ERR, T_SRQN), 1U);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_FATAL, T_QPN + 2), 1U);
+
+	/* Broken for the next QP too, without a second SRQ_ERR. */
+	t_srq_qp(test, t, &s, 3);
+	t_srq_rx(t, T_QPN + 3, 0, 0, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL, 0);
+	t_srq_expect_no_cqe(test, &s);
+	t_srq_aeq_drain(t, &s);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_SRQ_ERR, T_SRQN), 0U);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_FATAL, T_QPN + 3), 1U);
+}
+
 static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_enable),
 	KUNIT_CASE(eri_sim_test_admin),
@@ -910,6 +1309,8 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_sq_bad_lkey),
 	KUNIT_CASE(eri_sim_test_sq_bad_index),
 	KUNIT_CASE(eri_sim_test_cq_overrun),
+	KUNIT_CASE(eri_sim_test_srq_flush),
+	KUNIT_CASE(eri_sim_test_srq_hostile),
 	{}
 };
 
