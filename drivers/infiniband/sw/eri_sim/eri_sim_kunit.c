@@ -1295,6 +1295,67 @@ static void eri_sim_test_srq_hostile(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_QP_FATAL, T_QPN + 3), 1U);
 }
 
+/*
+ * An SRQ_LIMIT that finds the AEQ full is not lost: it counts in
+ * aeq_overflows, the limit stays armed (QUERY_SRQ shows it), and the next
+ * take, after the driver made room, posts it with the WQEs then left.
+ */
+static void eri_sim_test_srq_limit_full_aeq(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	struct eri_aq_modify_srq_cmd mod = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_MODIFY_SRQ),
+		.srqn = cpu_to_le32(T_SRQN),
+		.mask = cpu_to_le32(ERI_AQ_MODIFY_SRQ_LIMIT),
+		.limit = cpu_to_le32(3),
+	};
+	struct eri_aq_query_srq_resp resp;
+	struct t_srq s = {};
+	struct eri_aeqe *ae;
+	u32 i;
+
+	t_srq_setup(test, t, &s, 1);
+	t_srq_qp(test, t, &s, 0);
+	for (i = 0; i < 4; i++)
+		t_srq_post(&s, 0xc0 + i, 0, NULL);
+	/* Four left, not below 3: armed, no event. */
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &mod), ERI_AQ_STS_OK);
+	KUNIT_EXPECT_EQ(test, t_srq_aeq_drain(t, &s), 0U);
+	for (i = 0; i < (1U << T_EQ_DEPTH_LOG); i++)
+		KUNIT_ASSERT_EQ(test, eri_sim_aeq_post(t->sdev,
+						       ERI_AEQE_PORT_CHANGE,
+						       1, 0), 0);
+
+	/* Three left, then two: it fires into a full AEQ. */
+	for (i = 0; i < 2; i++) {
+		t_srq_rx(t, T_QPN, i, i, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL,
+			 0);
+		t_srq_expect_cqe(test, &s, T_QPN, ERI_CQE_STS_SUCCESS,
+				 0xc0 + i);
+	}
+	KUNIT_EXPECT_EQ(test, t_stat(t, ERI_STAT_AEQ_OVERFLOWS), 1ULL);
+	t_query_srq(test, t, &resp);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.limit), 3U);
+	KUNIT_EXPECT_EQ(test, t_srq_aeq_drain(t, &s), 1U << T_EQ_DEPTH_LOG);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_SRQ_LIMIT, T_SRQN), 0U);
+
+	/* The next take finds room: one event, with one WQE left. */
+	t_srq_rx(t, T_QPN, 2, 2, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL, 0);
+	t_srq_expect_cqe(test, &s, T_QPN, ERI_CQE_STS_SUCCESS, 0xc2);
+	KUNIT_EXPECT_EQ(test, t_srq_aeq_drain(t, &s), 1U);
+	KUNIT_EXPECT_EQ(test, t_srq_ev(&s, ERI_AEQE_SRQ_LIMIT, T_SRQN), 1U);
+	ae = &t->aeq[eri_ring_slot(s.aeq_ci - 1, T_EQ_DEPTH_LOG)];
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(ae->data), 1ULL);
+	t_query_srq(test, t, &resp);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(resp.limit), 0U);
+
+	/* One event per arm: the last take raises none. */
+	t_srq_rx(t, T_QPN, 3, 3, ERI_WIRE_FIRST | ERI_WIRE_LAST, NULL, 0);
+	t_srq_expect_cqe(test, &s, T_QPN, ERI_CQE_STS_SUCCESS, 0xc3);
+	KUNIT_EXPECT_EQ(test, t_srq_aeq_drain(t, &s), 0U);
+	KUNIT_EXPECT_EQ(test, t_stat(t, ERI_STAT_AEQ_OVERFLOWS), 1ULL);
+}
+
 static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_enable),
 	KUNIT_CASE(eri_sim_test_admin),
@@ -1311,6 +1372,7 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_cq_overrun),
 	KUNIT_CASE(eri_sim_test_srq_flush),
 	KUNIT_CASE(eri_sim_test_srq_hostile),
+	KUNIT_CASE(eri_sim_test_srq_limit_full_aeq),
 	{}
 };
 
