@@ -60,7 +60,8 @@ struct eri_context {
 
 /* A completion queue: the device's ring and our consumer state. */
 struct eri_cq {
-	struct ibv_cq ibvcq;
+	/* ibv_create_cq and ibv_create_cq_ex: cq_ex's polling functions. */
+	struct verbs_cq vcq;
 	/*
 	 * Serializes pollers and arm requests of this CQ, and keeps a QP's
 	 * destruction from racing with a poll that uses it: destroy_qp
@@ -70,6 +71,7 @@ struct eri_cq {
 	uint32_t cqn;
 	uint32_t depth_log;
 	uint16_t ci;			/* free-running consumer index */
+	uint16_t poll_start;		/* ci at start_poll */
 	uint32_t arm_sn;		/* sequence number of the last arm */
 	struct eri_cqe *ring;
 	size_t ring_size;
@@ -77,6 +79,12 @@ struct eri_cq {
 	size_t dbrec_size;
 	/* Debugging: CQEs dropped because they named no live WQE. */
 	uint64_t stale_cqes;
+	/*
+	 * The completion start_poll or next_poll made current, which the
+	 * cq_ex read functions return field by field; valid while the lock
+	 * is held from start_poll to end_poll.
+	 */
+	struct ibv_wc cur;
 };
 
 /* One work queue of a QP, send or receive. */
@@ -125,8 +133,25 @@ struct eri_srq {
 	uint64_t stale_cqes;
 };
 
+/*
+ * The work request ibv_qp_ex's builder and setters put together: a struct
+ * ibv_send_wr that the encoders of post_send write into the ring, so that
+ * both APIs produce the same WQEs.  The setters copy the SGE list and the
+ * inline data here, as the API lets the caller reuse its buffers at once.
+ * SQ lock held from wr_start to wr_complete or wr_abort.
+ */
+struct eri_qp_ex_wr {
+	struct ibv_send_wr wr;
+	struct ibv_sge sge[ERI_SQ_WQE_MAX_SGE];
+	uint8_t inl[ERI_SQ_WQE_MAX_INLINE];
+	bool pending;			/* built, not written to the ring yet */
+	uint16_t start;			/* the SQ's producer index at wr_start */
+	int err;			/* first error of the batch, or 0 */
+};
+
 struct eri_qp {
-	struct ibv_qp ibvqp;
+	/* verbs_qp: ibv_qp_ex's functions for a QP of ibv_create_qp_ex. */
+	struct verbs_qp vqp;
 	struct eri_srq *srq;		/* receives from it, or NULL */
 	uint32_t qpn;
 	bool ud;			/* UD: send WQEs carry an address */
@@ -136,6 +161,7 @@ struct eri_qp {
 	struct eri_wq rq;
 	struct eri_qp_dbrec *dbrec;
 	size_t dbrec_size;
+	struct eri_qp_ex_wr ex;
 };
 
 struct eri_pd {
@@ -174,7 +200,12 @@ static inline struct eri_pd *to_eri_pd(struct ibv_pd *ibvpd)
 
 static inline struct eri_cq *to_eri_cq(struct ibv_cq *ibvcq)
 {
-	return container_of(ibvcq, struct eri_cq, ibvcq);
+	return container_of(ibvcq, struct eri_cq, vcq.cq);
+}
+
+static inline struct eri_cq *to_eri_cq_ex(struct ibv_cq_ex *ibvcq)
+{
+	return container_of(ibvcq, struct eri_cq, vcq.cq_ex);
 }
 
 static inline struct eri_srq *to_eri_srq(struct ibv_srq *ibvsrq)
@@ -184,17 +215,26 @@ static inline struct eri_srq *to_eri_srq(struct ibv_srq *ibvsrq)
 
 static inline struct eri_qp *to_eri_qp(struct ibv_qp *ibvqp)
 {
-	return container_of(ibvqp, struct eri_qp, ibvqp);
+	return container_of(ibvqp, struct eri_qp, vqp.qp);
+}
+
+static inline struct eri_qp *to_eri_qp_ex(struct ibv_qp_ex *ibvqp)
+{
+	return container_of(ibvqp, struct eri_qp, vqp.qp_ex);
 }
 
 /* eri_verbs.c: the data path. */
 struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
 			     struct ibv_comp_channel *channel, int comp_vector);
+struct ibv_cq_ex *eri_create_cq_ex(struct ibv_context *ibvctx,
+				   struct ibv_cq_init_attr_ex *attr);
 int eri_destroy_cq(struct ibv_cq *ibvcq);
 int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc);
 int eri_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
 struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 			     struct ibv_qp_init_attr *attr);
+struct ibv_qp *eri_create_qp_ex(struct ibv_context *ibvctx,
+				struct ibv_qp_init_attr_ex *attr);
 int eri_modify_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,
 		  int attr_mask);
 int eri_query_qp(struct ibv_qp *ibvqp, struct ibv_qp_attr *attr,

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <ccan/array_size.h>
 #include <ccan/minmax.h>
 #include <util/udma_barrier.h>
 
@@ -110,8 +111,14 @@ static struct eri_qp *eri_qp_table_lookup(struct eri_context *ctx,
 
 /* Completion queues */
 
-struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
-			     struct ibv_comp_channel *channel, int comp_vector)
+/*
+ * Create a CQ for ibv_create_cq and ibv_create_cq_ex alike: the kernel
+ * object, its ring and its doorbell record.  Return: the CQ, or NULL with
+ * errno set.
+ */
+static struct eri_cq *eri_cq_create(struct ibv_context *ibvctx, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector)
 {
 	struct eri_context *ctx = to_eri_ctx(ibvctx);
 	struct eri_create_cq_resp resp = {};
@@ -135,7 +142,7 @@ struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
 	if (err)
 		goto err_free;
 
-	err = ibv_cmd_create_cq(ibvctx, cqe, channel, comp_vector, &cq->ibvcq,
+	err = ibv_cmd_create_cq(ibvctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (err)
@@ -166,18 +173,26 @@ struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
 		goto err_unmap;
 	}
 
-	return &cq->ibvcq;
+	return cq;
 
 err_unmap:
 	eri_munmap(cq->ring, cq->ring_size);
 err_destroy:
-	ibv_cmd_destroy_cq(&cq->ibvcq);
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
 err_spin:
 	pthread_spin_destroy(&cq->lock);
 err_free:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct eri_cq *cq = eri_cq_create(ibvctx, cqe, channel, comp_vector);
+
+	return cq ? &cq->vcq.cq : NULL;
 }
 
 int eri_destroy_cq(struct ibv_cq *ibvcq)
@@ -310,7 +325,7 @@ static void eri_srq_retire_orphan(struct eri_context *ctx, uint32_t srqn,
 static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 			  struct ibv_wc *wc)
 {
-	struct eri_context *ctx = to_eri_ctx(cq->ibvcq.context);
+	struct eri_context *ctx = to_eri_ctx(cq->vcq.cq.context);
 	uint32_t hdr = le32toh(cqe->hdr);
 	uint32_t qpn = le32toh(cqe->qpn);
 	uint32_t status = FIELD_GET(ERI_CQE_HDR_STATUS, hdr);
@@ -332,7 +347,7 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 		 * lock: it is safe to use here.
 		 */
 		if (!qp || !qp->srq || qp->srq->srqn != le32toh(cqe->srqn) ||
-		    qp->ibvqp.recv_cq != &cq->ibvcq) {
+		    qp->vqp.qp.recv_cq != &cq->vcq.cq) {
 			/*
 			 * Its QP is gone (the QPN maybe reused already, by
 			 * a QP of another SRQ or CQ): give the tag back.
@@ -346,8 +361,8 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 		if (!qp)
 			return false;
 		/* A queue completes only into its own CQ. */
-		if ((is_sq ? qp->ibvqp.send_cq : qp->ibvqp.recv_cq) !=
-		    &cq->ibvcq)
+		if ((is_sq ? qp->vqp.qp.send_cq : qp->vqp.qp.recv_cq) !=
+		    &cq->vcq.cq)
 			return false;
 		if (!eri_wq_retire(is_sq ? &qp->sq : &qp->rq,
 				   (uint16_t)le32toh(cqe->wqe_idx), &wr_id))
@@ -412,6 +427,47 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 	return true;
 }
 
+/*
+ * Turn the next CQE that names a live WQE into *@wc, dropping stale ones on
+ * the way.  CQ lock held.  Return: false once the ring is empty.
+ */
+static bool eri_cq_next(struct eri_cq *cq, struct ibv_wc *wc)
+{
+	for (;;) {
+		const struct eri_cqe *slot =
+			&cq->ring[eri_ring_slot(cq->ci, cq->depth_log)];
+		struct eri_cqe cqe;
+		uint32_t hdr;
+
+		hdr = eri_read_once32(&slot->hdr);
+		if ((hdr & ERI_CQE_HDR_OWNER) !=
+		    eri_ring_owner(cq->ci, cq->depth_log))
+			return false;
+		/* The owner bit first, then the body it guards. */
+		udma_from_device_barrier();
+		memcpy(&cqe, slot, sizeof(cqe));
+		cqe.hdr = htole32(hdr);
+		cq->ci++;
+
+		if (eri_cqe_to_wc(cq, &cqe, wc))
+			return true;
+		cq->stale_cqes++;
+	}
+}
+
+/* Give the device the entries consumed since @start.  CQ lock held. */
+static void eri_cq_update_ci(struct eri_cq *cq, uint16_t start)
+{
+	if (cq->ci == start)
+		return;
+	/*
+	 * The entries are read before the device may reuse them: order our
+	 * loads of them before the store of ci.
+	 */
+	atomic_thread_fence(memory_order_release);
+	eri_write_once32(&cq->dbrec->ci, cq->ci);
+}
+
 int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
 {
 	struct eri_cq *cq = to_eri_cq(ibvcq);
@@ -421,38 +477,185 @@ int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
 	/* One poller at a time owns ci; see struct eri_cq for the rest. */
 	pthread_spin_lock(&cq->lock);
 	start = cq->ci;
-	while (npolled < num_entries) {
-		const struct eri_cqe *slot =
-			&cq->ring[eri_ring_slot(cq->ci, cq->depth_log)];
-		struct eri_cqe cqe;
-		uint32_t hdr;
-
-		hdr = eri_read_once32(&slot->hdr);
-		if ((hdr & ERI_CQE_HDR_OWNER) !=
-		    eri_ring_owner(cq->ci, cq->depth_log))
-			break;
-		/* The owner bit first, then the body it guards. */
-		udma_from_device_barrier();
-		memcpy(&cqe, slot, sizeof(cqe));
-		cqe.hdr = htole32(hdr);
-		cq->ci++;
-
-		if (eri_cqe_to_wc(cq, &cqe, &wc[npolled]))
-			npolled++;
-		else
-			cq->stale_cqes++;
-	}
-	if (cq->ci != start) {
-		/*
-		 * The entries are read before the device may reuse them:
-		 * order our loads of them before the store of ci.
-		 */
-		atomic_thread_fence(memory_order_release);
-		eri_write_once32(&cq->dbrec->ci, cq->ci);
-	}
+	while (npolled < num_entries && eri_cq_next(cq, &wc[npolled]))
+		npolled++;
+	eri_cq_update_ci(cq, start);
 	pthread_spin_unlock(&cq->lock);
 
 	return npolled;
+}
+
+/*
+ * The ibv_cq_ex polling API.  start_poll takes the CQ lock and end_poll
+ * releases it, so that a batch owns ci as one poll_cq call does; each
+ * completion is decoded by the same code as poll_cq's, into cq->cur, and
+ * the read functions hand out its fields.
+ */
+static void eri_cq_ex_set_cur(struct eri_cq *cq)
+{
+	cq->vcq.cq_ex.wr_id = cq->cur.wr_id;
+	cq->vcq.cq_ex.status = cq->cur.status;
+}
+
+static int eri_start_poll(struct ibv_cq_ex *ibvcq,
+			  struct ibv_poll_cq_attr *attr)
+{
+	struct eri_cq *cq = to_eri_cq_ex(ibvcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+
+	/* Held until end_poll; not when we return an error. */
+	pthread_spin_lock(&cq->lock);
+	cq->poll_start = cq->ci;
+	if (!eri_cq_next(cq, &cq->cur)) {
+		/* No end_poll follows: give back the stale entries now. */
+		eri_cq_update_ci(cq, cq->poll_start);
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
+	eri_cq_ex_set_cur(cq);
+
+	return 0;
+}
+
+static int eri_next_poll(struct ibv_cq_ex *ibvcq)
+{
+	struct eri_cq *cq = to_eri_cq_ex(ibvcq);
+
+	if (!eri_cq_next(cq, &cq->cur))
+		return ENOENT;
+	eri_cq_ex_set_cur(cq);
+
+	return 0;
+}
+
+static void eri_end_poll(struct ibv_cq_ex *ibvcq)
+{
+	struct eri_cq *cq = to_eri_cq_ex(ibvcq);
+
+	eri_cq_update_ci(cq, cq->poll_start);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode eri_read_opcode(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.opcode;
+}
+
+static uint32_t eri_read_vendor_err(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.vendor_err;
+}
+
+static uint32_t eri_read_byte_len(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.byte_len;
+}
+
+/* The immediate data, or with IBV_WC_WITH_INV the invalidated key. */
+static __be32 eri_read_imm_data(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.imm_data;
+}
+
+static uint32_t eri_read_qp_num(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.qp_num;
+}
+
+static uint32_t eri_read_src_qp(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.src_qp;
+}
+
+static unsigned int eri_read_wc_flags(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.wc_flags;
+}
+
+/* The port is Ethernet: no LIDs, no SL; 0 as ibv_poll_cq reports them. */
+static uint32_t eri_read_slid(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.slid;
+}
+
+static uint8_t eri_read_sl(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.sl;
+}
+
+static uint8_t eri_read_dlid_path_bits(struct ibv_cq_ex *ibvcq)
+{
+	return to_eri_cq_ex(ibvcq)->cur.dlid_path_bits;
+}
+
+/*
+ * What a CQE carries.  Not COMPLETION_TIMESTAMP(_WALLCLOCK): the device
+ * writes no time into its CQEs, and a time liberi took when polling would
+ * not be the completion's.  Nor CVLAN, FLOW_TAG or TM_INFO.
+ */
+#define ERI_CQ_EX_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+
+/*
+ * Single-threaded use needs nothing of us (the lock stays); overrun cannot
+ * be ignored: the device stops a full CQ.
+ */
+#define ERI_CQ_EX_FLAGS		IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+
+/* Offer cq_ex's polling functions and the read functions of @wc_flags. */
+static void eri_cq_ex_init(struct eri_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+
+	cqx->start_poll = eri_start_poll;
+	cqx->next_poll = eri_next_poll;
+	cqx->end_poll = eri_end_poll;
+	cqx->read_opcode = eri_read_opcode;
+	cqx->read_vendor_err = eri_read_vendor_err;
+	cqx->read_wc_flags = eri_read_wc_flags;
+	/* Only what was asked for, so that the rest fails loudly. */
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cqx->read_byte_len = eri_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		cqx->read_imm_data = eri_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cqx->read_qp_num = eri_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cqx->read_src_qp = eri_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		cqx->read_slid = eri_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		cqx->read_sl = eri_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cqx->read_dlid_path_bits = eri_read_dlid_path_bits;
+}
+
+struct ibv_cq_ex *eri_create_cq_ex(struct ibv_context *ibvctx,
+				   struct ibv_cq_init_attr_ex *attr)
+{
+	struct eri_cq *cq;
+
+	if ((attr->wc_flags & ~(uint64_t)ERI_CQ_EX_WC_FLAGS) ||
+	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~(uint32_t)ERI_CQ_EX_FLAGS))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->cqe > INT32_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = eri_cq_create(ibvctx, attr->cqe, attr->channel,
+			   attr->comp_vector);
+	if (!cq)
+		return NULL;
+
+	eri_cq_ex_init(cq, attr->wc_flags);
+
+	return &cq->vcq.cq_ex;
 }
 
 int eri_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
@@ -522,10 +725,14 @@ static void eri_wq_cleanup(struct eri_wq *wq)
 	pthread_spin_destroy(&wq->lock);
 }
 
-struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
-			     struct ibv_qp_init_attr *attr)
+/*
+ * Create a QP for ibv_create_qp and ibv_create_qp_ex alike; @attr's
+ * comp_mask is checked by the caller.  Return: the QP, or NULL with errno.
+ */
+static struct eri_qp *eri_qp_create(struct ibv_context *ibvctx,
+				    struct ibv_qp_init_attr_ex *attr)
 {
-	struct eri_context *ctx = to_eri_ctx(ibvpd->context);
+	struct eri_context *ctx = to_eri_ctx(ibvctx);
 	struct eri_create_qp_resp resp = {};
 	struct eri_create_qp cmd = {};
 	struct eri_qp *qp;
@@ -548,8 +755,8 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 		return NULL;
 	}
 
-	err = ibv_cmd_create_qp(ibvpd, &qp->ibvqp, attr, &cmd.ibv_cmd,
-				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	err = ibv_cmd_create_qp_ex(ibvctx, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;
 
@@ -561,12 +768,12 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 	qp->max_inline_data = min_t(uint32_t, attr->cap.max_inline_data,
 				    qp->ud ? ERI_SQ_UD_MAX_INLINE :
 					     ERI_SQ_WQE_MAX_INLINE);
-	if (qp->qpn != qp->ibvqp.qp_num) {
+	if (qp->qpn != qp->vqp.qp.qp_num) {
 		err = EINVAL;
 		goto err_destroy;
 	}
 
-	err = eri_wq_init(&qp->sq, ibvpd->context, resp.sq_mmap_key,
+	err = eri_wq_init(&qp->sq, ibvctx, resp.sq_mmap_key,
 			  resp.sq_size, resp.sq_depth_log, ERI_SQ_WQE_SHIFT,
 			  attr->cap.max_send_wr,
 			  min_t(uint32_t, attr->cap.max_send_sge,
@@ -574,7 +781,7 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 					 ERI_SQ_WQE_MAX_SGE));
 	if (err)
 		goto err_sq;
-	err = eri_wq_init(&qp->rq, ibvpd->context, resp.rq_mmap_key,
+	err = eri_wq_init(&qp->rq, ibvctx, resp.rq_mmap_key,
 			  resp.rq_size, resp.rq_depth_log, ERI_RQ_WQE_SHIFT,
 			  attr->cap.max_recv_wr,
 			  min_t(uint32_t, attr->cap.max_recv_sge,
@@ -587,7 +794,7 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 		err = EINVAL;
 		goto err_rq;
 	}
-	qp->dbrec = eri_mmap(ibvpd->context, qp->dbrec_size,
+	qp->dbrec = eri_mmap(ibvctx, qp->dbrec_size,
 			     PROT_READ | PROT_WRITE, resp.dbrec_mmap_key);
 	if (!qp->dbrec) {
 		err = errno;
@@ -598,7 +805,7 @@ struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 	if (err)
 		goto err_dbrec;
 
-	return &qp->ibvqp;
+	return qp;
 
 err_dbrec:
 	eri_munmap(qp->dbrec, qp->dbrec_size);
@@ -607,11 +814,36 @@ err_rq:
 err_sq:
 	eri_wq_cleanup(&qp->sq);
 err_destroy:
-	ibv_cmd_destroy_qp(&qp->ibvqp);
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
 	free(qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
+			     struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = ibvpd,
+	};
+	struct eri_qp *qp;
+
+	qp = eri_qp_create(ibvpd->context, &attr_ex);
+	if (!qp)
+		return NULL;
+	/* What the kernel granted. */
+	attr->cap = attr_ex.cap;
+
+	return &qp->vqp.qp;
 }
 
 /*
@@ -1035,6 +1267,19 @@ static bool eri_wq_publish(struct eri_wq *wq, __le32 *pi, __le32 *need_kick)
 	return kick;
 }
 
+/* The send queue does not run before RTS. */
+static bool eri_sq_ready(const struct ibv_qp *ibvqp)
+{
+	switch (ibvqp->state) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+		return false;
+	default:
+		return true;
+	}
+}
+
 int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
@@ -1049,16 +1294,10 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 	/* Serializes the SQ's posters, and them with poll's tail updates. */
 	pthread_spin_lock(&sq->lock);
 
-	switch (ibvqp->state) {
-	case IBV_QPS_RESET:
-	case IBV_QPS_INIT:
-	case IBV_QPS_RTR:
-		/* The send queue does not run before RTS. */
+	if (!eri_sq_ready(ibvqp)) {
 		err = EINVAL;
 		*bad_wr = wr;
 		goto out;
-	default:
-		break;
 	}
 
 	start = sq->pi;
@@ -1093,6 +1332,364 @@ out:
 	}
 
 	return err;
+}
+
+/*
+ * The ibv_qp_ex work request API.  wr_start takes the SQ lock and
+ * wr_complete or wr_abort releases it.  Each builder starts a struct
+ * ibv_send_wr in qp->ex, the setters fill it in, and it is written to the
+ * ring by post_send's encoders when the next builder or wr_complete comes,
+ * at the producer index, which only wr_complete publishes.  An error is
+ * kept until wr_complete, which then posts nothing; wr_abort posts nothing
+ * either.  Both leave the producer index, the doorbell record and the
+ * WQEs outstanding as they were.
+ */
+
+/* Write the pending WR to the ring, unless the batch failed.  SQ lock held. */
+static void eri_wr_flush(struct eri_qp *qp)
+{
+	struct eri_context *ctx = to_eri_ctx(qp->vqp.qp.context);
+	bool imm_ok = ctx->dev_caps & ERI_UCTX_CAP_IMM;
+	struct eri_qp_ex_wr *ex = &qp->ex;
+	int err;
+
+	if (!ex->pending)
+		return;
+	ex->pending = false;
+	if (ex->err)
+		return;
+	err = qp->ud ? eri_build_ud_wqe(qp, &ex->wr, imm_ok) :
+		       eri_build_send_wqe(qp, &ex->wr, imm_ok);
+	if (err)
+		ex->err = err;
+	else
+		qp->sq.pi++;
+}
+
+static void eri_wr_fail(struct eri_qp *qp, int err)
+{
+	if (!qp->ex.err)
+		qp->ex.err = err;
+}
+
+/*
+ * A builder: write the WR before, then start this one with the wr_id and
+ * wr_flags the caller set, as the API says.  Inline is the setters'
+ * business.  Return: the WR to fill in.
+ */
+static struct ibv_send_wr *eri_wr_begin(struct ibv_qp_ex *ibvqp,
+					enum ibv_wr_opcode opcode)
+{
+	struct eri_qp *qp = to_eri_qp_ex(ibvqp);
+	struct ibv_send_wr *wr = &qp->ex.wr;
+
+	eri_wr_flush(qp);
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = ibvqp->wr_id;
+	wr->opcode = opcode;
+	wr->send_flags = ibvqp->wr_flags & ~IBV_SEND_INLINE;
+	qp->ex.pending = true;
+
+	return wr;
+}
+
+static void eri_wr_send(struct ibv_qp_ex *ibvqp)
+{
+	eri_wr_begin(ibvqp, IBV_WR_SEND);
+}
+
+static void eri_wr_send_imm(struct ibv_qp_ex *ibvqp, __be32 imm_data)
+{
+	eri_wr_begin(ibvqp, IBV_WR_SEND_WITH_IMM)->imm_data = imm_data;
+}
+
+static void eri_wr_send_inv(struct ibv_qp_ex *ibvqp, uint32_t invalidate_rkey)
+{
+	eri_wr_begin(ibvqp, IBV_WR_SEND_WITH_INV)->invalidate_rkey =
+		invalidate_rkey;
+}
+
+static void eri_wr_rdma(struct ibv_qp_ex *ibvqp, enum ibv_wr_opcode opcode,
+			uint32_t rkey, uint64_t remote_addr, __be32 imm_data)
+{
+	struct ibv_send_wr *wr = eri_wr_begin(ibvqp, opcode);
+
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	wr->imm_data = imm_data;
+}
+
+static void eri_wr_rdma_write(struct ibv_qp_ex *ibvqp, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	eri_wr_rdma(ibvqp, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void eri_wr_rdma_write_imm(struct ibv_qp_ex *ibvqp, uint32_t rkey,
+				  uint64_t remote_addr, __be32 imm_data)
+{
+	eri_wr_rdma(ibvqp, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr,
+		    imm_data);
+}
+
+static void eri_wr_rdma_read(struct ibv_qp_ex *ibvqp, uint32_t rkey,
+			     uint64_t remote_addr)
+{
+	eri_wr_rdma(ibvqp, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void eri_wr_atomic(struct ibv_qp_ex *ibvqp, enum ibv_wr_opcode opcode,
+			  uint32_t rkey, uint64_t remote_addr,
+			  uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_send_wr *wr = eri_wr_begin(ibvqp, opcode);
+
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.compare_add = compare_add;
+	wr->wr.atomic.swap = swap;
+}
+
+static void eri_wr_atomic_cmp_swp(struct ibv_qp_ex *ibvqp, uint32_t rkey,
+				  uint64_t remote_addr, uint64_t compare,
+				  uint64_t swap)
+{
+	eri_wr_atomic(ibvqp, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
+		      compare, swap);
+}
+
+static void eri_wr_atomic_fetch_add(struct ibv_qp_ex *ibvqp, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t add)
+{
+	eri_wr_atomic(ibvqp, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
+		      add, 0);
+}
+
+/* The WR the setters fill in, or NULL (and the batch fails) if none. */
+static struct ibv_send_wr *eri_wr_cur(struct eri_qp *qp)
+{
+	if (!qp->ex.pending) {
+		eri_wr_fail(qp, EINVAL);
+		return NULL;
+	}
+	return &qp->ex.wr;
+}
+
+static void eri_wr_set_ud_addr(struct ibv_qp_ex *ibvqp, struct ibv_ah *ah,
+			       uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct ibv_send_wr *wr = eri_wr_cur(to_eri_qp_ex(ibvqp));
+
+	if (!wr)
+		return;
+	wr->wr.ud.ah = ah;
+	wr->wr.ud.remote_qpn = remote_qpn;
+	wr->wr.ud.remote_qkey = remote_qkey;
+}
+
+static void eri_wr_set_sge_list(struct ibv_qp_ex *ibvqp, size_t num_sge,
+				const struct ibv_sge *sg_list)
+{
+	struct eri_qp *qp = to_eri_qp_ex(ibvqp);
+	struct ibv_send_wr *wr = eri_wr_cur(qp);
+
+	if (!wr)
+		return;
+	/* More than a WQE holds: the encoder would refuse it as well. */
+	if (num_sge > ARRAY_SIZE(qp->ex.sge) || (num_sge && !sg_list)) {
+		eri_wr_fail(qp, EINVAL);
+		return;
+	}
+	if (num_sge)
+		memcpy(qp->ex.sge, sg_list, num_sge * sizeof(*sg_list));
+	wr->sg_list = qp->ex.sge;
+	wr->num_sge = num_sge;
+	wr->send_flags &= ~IBV_SEND_INLINE;
+}
+
+static void eri_wr_set_sge(struct ibv_qp_ex *ibvqp, uint32_t lkey,
+			   uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	eri_wr_set_sge_list(ibvqp, 1, &sge);
+}
+
+/*
+ * Inline data is copied now, as the API lets the caller reuse its buffers
+ * at once, into one staging SGE: the encoder copies it on into the WQE.
+ */
+static void eri_wr_set_inline_data_list(struct ibv_qp_ex *ibvqp,
+					size_t num_buf,
+					const struct ibv_data_buf *buf_list)
+{
+	struct eri_qp *qp = to_eri_qp_ex(ibvqp);
+	struct ibv_send_wr *wr = eri_wr_cur(qp);
+	size_t i, len = 0;
+
+	if (!wr)
+		return;
+	for (i = 0; i < num_buf; i++) {
+		/* The encoder checks the QP's own limit; this is the buffer's. */
+		if (buf_list[i].length > sizeof(qp->ex.inl) - len) {
+			eri_wr_fail(qp, EINVAL);
+			return;
+		}
+		if (buf_list[i].length)
+			memcpy(qp->ex.inl + len, buf_list[i].addr,
+			       buf_list[i].length);
+		len += buf_list[i].length;
+	}
+	qp->ex.sge[0].addr = (uintptr_t)qp->ex.inl;
+	qp->ex.sge[0].length = len;
+	qp->ex.sge[0].lkey = 0;
+	wr->sg_list = qp->ex.sge;
+	wr->num_sge = 1;
+	wr->send_flags |= IBV_SEND_INLINE;
+}
+
+static void eri_wr_set_inline_data(struct ibv_qp_ex *ibvqp, void *addr,
+				   size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	eri_wr_set_inline_data_list(ibvqp, 1, &buf);
+}
+
+static void eri_wr_start(struct ibv_qp_ex *ibvqp)
+{
+	struct eri_qp *qp = to_eri_qp_ex(ibvqp);
+
+	/*
+	 * The batch owns the SQ until wr_complete or wr_abort: it serializes
+	 * us with other posters and with poll's tail updates.
+	 */
+	pthread_spin_lock(&qp->sq.lock);
+	qp->ex.start = qp->sq.pi;
+	qp->ex.pending = false;
+	qp->ex.err = eri_sq_ready(&qp->vqp.qp) ? 0 : EINVAL;
+}
+
+static int eri_wr_complete(struct ibv_qp_ex *ibvqp)
+{
+	struct eri_qp *qp = to_eri_qp_ex(ibvqp);
+	struct eri_wq *sq = &qp->sq;
+	bool kick = false;
+	int err;
+
+	eri_wr_flush(qp);
+	err = qp->ex.err;
+	if (err)
+		sq->pi = qp->ex.start;	/* none of the batch is posted */
+	else if (sq->pi != qp->ex.start)
+		kick = eri_wq_publish(sq, &qp->dbrec->sq_pi,
+				      &qp->dbrec->sq_need_kick);
+	pthread_spin_unlock(&sq->lock);
+
+	/*
+	 * One kick for the whole batch, without the lock: the WQEs are
+	 * published.  A failure is reported though the WRs are queued, as
+	 * post_send does.
+	 */
+	if (kick)
+		err = eri_wq_kick(&qp->vqp.qp, sq, eri_kick_sq);
+
+	return err;
+}
+
+static void eri_wr_abort(struct ibv_qp_ex *ibvqp)
+{
+	struct eri_qp *qp = to_eri_qp_ex(ibvqp);
+
+	qp->ex.pending = false;
+	qp->sq.pi = qp->ex.start;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+/* The work requests post_send takes, by QP type; the IMM ones need CAP_IMM. */
+#define ERI_QP_EX_UD_OPS	(IBV_QP_EX_WITH_SEND |			\
+				 IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define ERI_QP_EX_RC_OPS	(ERI_QP_EX_UD_OPS |			\
+				 IBV_QP_EX_WITH_SEND_WITH_INV |		\
+				 IBV_QP_EX_WITH_RDMA_WRITE |		\
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
+				 IBV_QP_EX_WITH_RDMA_READ |		\
+				 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+				 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+#define ERI_QP_EX_IMM_OPS	(IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+				 IBV_QP_EX_WITH_SEND_WITH_INV |		\
+				 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+
+/* Offer the builders asked for, and no other. */
+static void eri_qp_set_send_ops(struct eri_qp *qp, uint64_t ops)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+
+	if (ops & IBV_QP_EX_WITH_SEND)
+		qpx->wr_send = eri_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		qpx->wr_send_imm = eri_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		qpx->wr_send_inv = eri_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		qpx->wr_rdma_write = eri_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		qpx->wr_rdma_write_imm = eri_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		qpx->wr_rdma_read = eri_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		qpx->wr_atomic_cmp_swp = eri_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		qpx->wr_atomic_fetch_add = eri_wr_atomic_fetch_add;
+
+	if (qp->ud)
+		qpx->wr_set_ud_addr = eri_wr_set_ud_addr;
+	qpx->wr_set_sge = eri_wr_set_sge;
+	qpx->wr_set_sge_list = eri_wr_set_sge_list;
+	qpx->wr_set_inline_data = eri_wr_set_inline_data;
+	qpx->wr_set_inline_data_list = eri_wr_set_inline_data_list;
+	qpx->wr_start = eri_wr_start;
+	qpx->wr_complete = eri_wr_complete;
+	qpx->wr_abort = eri_wr_abort;
+
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+}
+
+struct ibv_qp *eri_create_qp_ex(struct ibv_context *ibvctx,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	struct eri_context *ctx = to_eri_ctx(ibvctx);
+	uint64_t ops = 0, ok;
+	struct eri_qp *qp;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ops = attr->send_ops_flags;
+		ok = attr->qp_type == IBV_QPT_UD ? ERI_QP_EX_UD_OPS :
+						    ERI_QP_EX_RC_OPS;
+		if (!(ctx->dev_caps & ERI_UCTX_CAP_IMM))
+			ok &= ~(uint64_t)ERI_QP_EX_IMM_OPS;
+		if (ops & ~ok) {
+			errno = EOPNOTSUPP;
+			return NULL;
+		}
+	}
+
+	qp = eri_qp_create(ibvctx, attr);
+	if (!qp)
+		return NULL;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		eri_qp_set_send_ops(qp, ops);
+
+	return &qp->vqp.qp;
 }
 
 /* Write one receive WQE at the RQ's producer index.  RQ lock held. */

@@ -97,19 +97,19 @@ static void setup(void)
 	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
 
 	cq = calloc(1, sizeof(*cq));
-	cq->ibvcq.context = &ctx->ibvctx.context;
+	cq->vcq.cq.context = &ctx->ibvctx.context;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 	cq->depth_log = CQ_DEPTH_LOG;
 	cq->ring = calloc(1U << CQ_DEPTH_LOG, sizeof(struct eri_cqe));
 	cq->dbrec = calloc(1, sizeof(*cq->dbrec));
 
 	qp = calloc(1, sizeof(*qp));
-	qp->ibvqp.context = &ctx->ibvctx.context;
-	qp->ibvqp.send_cq = &cq->ibvcq;
-	qp->ibvqp.recv_cq = &cq->ibvcq;
-	qp->ibvqp.qp_num = QPN;
-	qp->ibvqp.handle = QP_HANDLE;
-	qp->ibvqp.state = IBV_QPS_RTS;
+	qp->vqp.qp.context = &ctx->ibvctx.context;
+	qp->vqp.qp.send_cq = &cq->vcq.cq;
+	qp->vqp.qp.recv_cq = &cq->vcq.cq;
+	qp->vqp.qp.qp_num = QPN;
+	qp->vqp.qp.handle = QP_HANDLE;
+	qp->vqp.qp.state = IBV_QPS_RTS;
 	qp->qpn = QPN;
 	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
 	qp->dbrec = calloc(1, sizeof(*qp->dbrec));
@@ -217,7 +217,7 @@ static void test_send(void)
 	wr[1].wr.rdma.rkey = 0x4242;
 
 	bad = NULL;
-	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == 0);
+	CHECK(eri_post_send(&qp->vqp.qp, wr, &bad) == 0);
 	CHECK(qp->sq.pi == 2 && le32toh(qp->dbrec->sq_pi) == 2);
 	/* The device did not ask for a kick: none. */
 	take_kicks();
@@ -247,20 +247,20 @@ static void test_send(void)
 	memset(&wr[2], 0, sizeof(wr[2]));
 	wr[2].opcode = IBV_WR_RDMA_READ;
 	wr[2].send_flags = IBV_SEND_INLINE;
-	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL &&
+	CHECK(eri_post_send(&qp->vqp.qp, &wr[2], &bad) == EINVAL &&
 	      bad == &wr[2]);
 	wr[2].opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wr[2].send_flags = 0;
-	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL);
+	CHECK(eri_post_send(&qp->vqp.qp, &wr[2], &bad) == EINVAL);
 	wr[2].opcode = IBV_WR_SEND;
 	wr[2].sg_list = sge;
 	wr[2].num_sge = 7;
-	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL);
+	CHECK(eri_post_send(&qp->vqp.qp, &wr[2], &bad) == EINVAL);
 	wr[2].num_sge = 1;
 	sge[0].length = 97;
 	wr[2].send_flags = IBV_SEND_INLINE;
 	wr[2].sg_list = sge;
-	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == EINVAL);
+	CHECK(eri_post_send(&qp->vqp.qp, &wr[2], &bad) == EINVAL);
 	CHECK(qp->sq.pi == 2 && le32toh(qp->dbrec->sq_pi) == 2);
 	take_kicks();
 	CHECK(kicks_send == 0 && qp->sq.kicks == 0 &&
@@ -279,7 +279,7 @@ static void test_send(void)
 	wr[3].next = &wr[4];
 	wr[4] = wr[2];
 	wr[4].next = NULL;
-	CHECK(eri_post_send(&qp->ibvqp, &wr[2], &bad) == ENOMEM &&
+	CHECK(eri_post_send(&qp->vqp.qp, &wr[2], &bad) == ENOMEM &&
 	      bad == &wr[4]);
 	take_kicks();
 	CHECK(qp->sq.pi == 4 && le32toh(qp->dbrec->sq_pi) == 4);
@@ -288,7 +288,7 @@ static void test_send(void)
 	/* SQ CQEs: 0 (signaled), then 3 retires 1, 2 and 3. */
 	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, 0, 128, 0, 0);
 	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, 3, 100, 0, 0);
-	CHECK(eri_poll_cq(&cq->ibvcq, 4, wc) == 2);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 4, wc) == 2);
 	CHECK(wc[0].wr_id == 100 && wc[0].status == IBV_WC_SUCCESS &&
 	      wc[0].opcode == IBV_WC_SEND && wc[0].qp_num == QPN);
 	CHECK(wc[1].wr_id == 103 && qp->sq.tail == 4);
@@ -301,7 +301,7 @@ static void test_send(void)
 	ctx->ibvctx.context.cmd_fd = -1;
 	wr[4].wr_id = 104;
 	bad = &wr[0];
-	CHECK(eri_post_send(&qp->ibvqp, &wr[4], &bad) == EBADF && bad == NULL);
+	CHECK(eri_post_send(&qp->vqp.qp, &wr[4], &bad) == EBADF && bad == NULL);
 	CHECK(qp->sq.kick_errors == 1 && qp->sq.kicks == 2 &&
 	      qp->sq.pi == 5 && le32toh(qp->dbrec->sq_pi) == 5);
 	ctx->ibvctx.context.cmd_fd = cmd_fd;
@@ -311,15 +311,15 @@ static void test_send(void)
 	dev_cqe(QPN, true, ERI_CQE_OP_WRITE, ERI_CQE_STS_REM_ACCESS_ERR, 0, 4,
 		0, 0, 0);
 	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, 4, 0, 0, 0);
-	CHECK(eri_poll_cq(&cq->ibvcq, 4, wc) == 1);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 4, wc) == 1);
 	CHECK(wc[0].wr_id == 104 && wc[0].status == IBV_WC_REM_ACCESS_ERR &&
 	      wc[0].vendor_err == 10);
 	CHECK(cq->stale_cqes == 1 && le32toh(cq->dbrec->ci) == 4);
 
 	/* Not before RTS. */
-	qp->ibvqp.state = IBV_QPS_RTR;
-	CHECK(eri_post_send(&qp->ibvqp, &wr[4], &bad) == EINVAL);
-	qp->ibvqp.state = IBV_QPS_RTS;
+	qp->vqp.qp.state = IBV_QPS_RTR;
+	CHECK(eri_post_send(&qp->vqp.qp, &wr[4], &bad) == EINVAL);
+	qp->vqp.qp.state = IBV_QPS_RTS;
 }
 
 static void test_ud(void)
@@ -361,7 +361,7 @@ static void test_ud(void)
 	wr[1].sg_list = &sge[2];
 	wr[1].num_sge = 1;
 	wr[1].next = NULL;
-	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == 0);
+	CHECK(eri_post_send(&qp->vqp.qp, wr, &bad) == 0);
 	CHECK(qp->sq.pi == (uint16_t)(idx + 2));
 
 	/* Header, AV (FENCE is not for UD), then the SGEs or the data. */
@@ -383,24 +383,24 @@ static void test_ud(void)
 	/* Not a UD opcode; too much inline data; too many SGEs; no AH. */
 	wr[0].next = NULL;
 	wr[0].opcode = IBV_WR_RDMA_WRITE;
-	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL && bad == wr);
+	CHECK(eri_post_send(&qp->vqp.qp, wr, &bad) == EINVAL && bad == wr);
 	wr[0].opcode = IBV_WR_SEND;
 	sge[0].length = ERI_SQ_UD_MAX_INLINE + 1;
 	wr[0].send_flags = IBV_SEND_INLINE;
 	wr[0].num_sge = 1;
-	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	CHECK(eri_post_send(&qp->vqp.qp, wr, &bad) == EINVAL);
 	sge[0].length = 10;
 	wr[0].send_flags = 0;
 	wr[0].num_sge = ERI_SQ_UD_MAX_SGE + 1;
-	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	CHECK(eri_post_send(&qp->vqp.qp, wr, &bad) == EINVAL);
 	wr[0].num_sge = 1;
 	wr[0].wr.ud.ah = NULL;
-	CHECK(eri_post_send(&qp->ibvqp, wr, &bad) == EINVAL);
+	CHECK(eri_post_send(&qp->vqp.qp, wr, &bad) == EINVAL);
 	CHECK(qp->sq.pi == (uint16_t)(idx + 2));
 
 	/* Both complete; back to RC. */
 	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, idx + 1, 5, 0, 0);
-	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1 && wc.wr_id == 201 &&
+	CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 1 && wc.wr_id == 201 &&
 	      qp->sq.tail == qp->sq.pi);
 	qp->ud = false;
 	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
@@ -420,7 +420,7 @@ static void test_recv(void)
 		uint16_t idx = qp->rq.pi;
 
 		wr.wr_id = 1000 + i;
-		CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
+		CHECK(eri_post_recv(&qp->vqp.qp, &wr, &bad) == 0);
 		CHECK(le32toh(qp->dbrec->rq_pi) == (uint16_t)(idx + 1));
 		w = (uint8_t *)qp->rq.ring +
 		    eri_ring_slot(idx, RQ_DEPTH_LOG) * ERI_RQ_WQE_SIZE;
@@ -428,7 +428,7 @@ static void test_recv(void)
 		CHECK(rd64(w + 16) == 0xabc000 && rd32(w + 24) == 4096 &&
 		      rd32(w + 28) == 9);
 
-		CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 0);
+		CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 0);
 		switch (i % 3) {
 		case 0:
 			dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0,
@@ -444,7 +444,7 @@ static void test_recv(void)
 				ERI_CQE_HDR_IMM, idx, 0, htobe32(5), 0);
 			break;
 		}
-		CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1);
+		CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 1);
 		CHECK(wc.wr_id == (uint64_t)(1000 + i));
 		CHECK(wc.src_qp == 7);
 		switch (i % 3) {
@@ -473,14 +473,14 @@ static void test_recv(void)
 
 	/* Full RQ; then the kick in ERR. */
 	for (i = 0; i < 4; i++)
-		CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
-	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == ENOMEM && bad == &wr);
+		CHECK(eri_post_recv(&qp->vqp.qp, &wr, &bad) == 0);
+	CHECK(eri_post_recv(&qp->vqp.qp, &wr, &bad) == ENOMEM && bad == &wr);
 	dev_cqe(QPN, false, ERI_CQE_OP_RECV, ERI_CQE_STS_WR_FLUSH_ERR, 0,
 		qp->rq.tail, 0, 0, 0);
-	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 1 &&
+	CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 1 &&
 	      wc.status == IBV_WC_WR_FLUSH_ERR);
 	qp->dbrec->rq_need_kick = htole32(1);
-	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
+	CHECK(eri_post_recv(&qp->vqp.qp, &wr, &bad) == 0);
 	take_kicks();
 	CHECK(kicks_recv == 1 && qp->rq.kicks == 1 && kicks_send == 1);
 	qp->dbrec->rq_need_kick = 0;
@@ -490,27 +490,27 @@ static void test_recv(void)
 	CHECK(qp->rq.pi == 0 && qp->dbrec->rq_pi == 0 && qp->dbrec->sq_pi == 0);
 	dev_cqe(QPN, false, ERI_CQE_OP_RECV, ERI_CQE_STS_WR_FLUSH_ERR, 0,
 		41, 0, 0, 0);
-	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 0);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 0);
 
 	/* A QP gone from the table: its CQEs are dropped. */
 	pthread_mutex_lock(&ctx->qp_table_mutex);
 	eri_qp_table_remove_locked(ctx, qp);
 	pthread_mutex_unlock(&ctx->qp_table_mutex);
-	CHECK(eri_post_recv(&qp->ibvqp, &wr, &bad) == 0);
+	CHECK(eri_post_recv(&qp->vqp.qp, &wr, &bad) == 0);
 	dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0, 0, 0, 0, 0, 0);
-	CHECK(eri_poll_cq(&cq->ibvcq, 1, &wc) == 0);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 0);
 	CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
 }
 
 static void test_arm(void)
 {
-	CHECK(eri_req_notify_cq(&cq->ibvcq, 0) == 0);
+	CHECK(eri_req_notify_cq(&cq->vcq.cq, 0) == 0);
 	CHECK(le32toh(cq->dbrec->arm) == (1 << 2 | ERI_CQ_ARM));
-	CHECK(eri_req_notify_cq(&cq->ibvcq, 1) == 0);
+	CHECK(eri_req_notify_cq(&cq->vcq.cq, 1) == 0);
 	CHECK(le32toh(cq->dbrec->arm) ==
 	      (2 << 2 | ERI_CQ_ARM | ERI_CQ_ARM_SOLICITED));
 	cq->arm_sn = (1U << 30) - 1;
-	CHECK(eri_req_notify_cq(&cq->ibvcq, 0) == 0);
+	CHECK(eri_req_notify_cq(&cq->vcq.cq, 0) == 0);
 	CHECK(le32toh(cq->dbrec->arm) == (1 << 2 | ERI_CQ_ARM));
 }
 
@@ -565,10 +565,10 @@ static void test_srq(void)
 	srq->nfree = depth;
 	list_add_tail(&ctx->srqs, &srq->entry);
 
-	sqp->ibvqp.context = &ctx->ibvctx.context;
-	sqp->ibvqp.send_cq = &cq->ibvcq;
-	sqp->ibvqp.recv_cq = &cq->ibvcq;
-	sqp->ibvqp.state = IBV_QPS_RTS;
+	sqp->vqp.qp.context = &ctx->ibvctx.context;
+	sqp->vqp.qp.send_cq = &cq->vcq.cq;
+	sqp->vqp.qp.recv_cq = &cq->vcq.cq;
+	sqp->vqp.qp.state = IBV_QPS_RTS;
 	sqp->qpn = SRQ_QPN;
 	sqp->srq = srq;
 	CHECK(eri_qp_table_insert(ctx, sqp) == 0);
@@ -595,11 +595,11 @@ static void test_srq(void)
 	}
 	/* A QP of an SRQ has no receive queue of its own. */
 	bad = NULL;
-	CHECK(eri_post_recv(&sqp->ibvqp, &wr[8], &bad) == EINVAL);
+	CHECK(eri_post_recv(&sqp->vqp.qp, &wr[8], &bad) == EINVAL);
 
 	for (i = 0; i < 4; i++)
 		dev_srq_cqe(SRQ_QPN, order[i]);
-	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 4);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 8, wc) == 4);
 	for (i = 0; i < 4; i++) {
 		CHECK(wc[i].wr_id == 100 + order[i]);
 		CHECK(wc[i].qp_num == SRQ_QPN);
@@ -609,11 +609,11 @@ static void test_srq(void)
 	/* The same tag again, and one never handed out: dropped. */
 	dev_srq_cqe(SRQ_QPN, 5);
 	dev_srq_cqe(SRQ_QPN, 1000);
-	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 0);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 8, wc) == 0);
 	CHECK(srq->nfree == 4);
 	/* A vanished QP's completion gives its tag back and is dropped. */
 	dev_srq_cqe(SRQ_QPN + 1, 1);
-	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 0);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 8, wc) == 0);
 	CHECK(srq->nfree == 5 && srq->stale_cqes == 1);
 
 	/* Freed tags go out again, the last freed first. */
@@ -628,16 +628,16 @@ static void test_srq(void)
 	CHECK(le32toh(srq->dbrec->pi) == depth + 5);
 	CHECK(srq->nfree == 0);
 	dev_srq_cqe(SRQ_QPN, 1);
-	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 1 && wc[0].wr_id == 100);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 8, wc) == 1 && wc[0].wr_id == 100);
 	/*
 	 * The QPN reused by a QP of the same SRQ that receives into another
 	 * CQ: the completion is a vanished QP's, its tag given back.
 	 */
-	sqp->ibvqp.recv_cq = &other_cq;
+	sqp->vqp.qp.recv_cq = &other_cq;
 	dev_srq_cqe(SRQ_QPN, 3);
-	CHECK(eri_poll_cq(&cq->ibvcq, 8, wc) == 0);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 8, wc) == 0);
 	CHECK(srq->nfree == 2 && srq->stale_cqes == 2);
-	sqp->ibvqp.recv_cq = &cq->ibvcq;
+	sqp->vqp.qp.recv_cq = &cq->vcq.cq;
 }
 
 int main(void)
