@@ -640,6 +640,610 @@ static void test_srq(void)
 	sqp->vqp.qp.recv_cq = &cq->vcq.cq;
 }
 
+/*
+ * Extended verbs.  The ibv_qp_ex API gets the same work requests as
+ * post_send, translated by qpx_post(), into the next slot of the same SQ,
+ * and both WQEs must be the same bytes; the ring slots start from the same
+ * pattern, as the encoders leave the bytes after the data alone.
+ */
+static struct ibv_qp_ex *qpx;
+
+static void set_ops(uint64_t ops)
+{
+	/* Every function pointer of ibv_qp_ex, none of qp_base. */
+	memset((uint8_t *)qpx + offsetof(struct ibv_qp_ex, wr_atomic_cmp_swp),
+	       0, sizeof(*qpx) - offsetof(struct ibv_qp_ex, wr_atomic_cmp_swp));
+	qp->vqp.comp_mask = 0;
+	eri_qp_set_send_ops(qp, ops);
+	CHECK(ibv_qp_to_qp_ex(&qp->vqp.qp) == qpx);
+}
+
+/* Build @wr through the ibv_qp_ex API, within a batch the caller opened. */
+static void qpx_build(const struct ibv_send_wr *wr)
+{
+	bool inl = wr->send_flags & IBV_SEND_INLINE;
+	struct ibv_data_buf buf[ERI_SQ_WQE_MAX_SGE];
+	int i;
+
+	qpx->wr_id = wr->wr_id;
+	qpx->wr_flags = wr->send_flags;
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+		qpx->wr_send(qpx);
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		qpx->wr_send_imm(qpx, wr->imm_data);
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		qpx->wr_send_inv(qpx, wr->invalidate_rkey);
+		break;
+	case IBV_WR_RDMA_WRITE:
+		qpx->wr_rdma_write(qpx, wr->wr.rdma.rkey,
+				   wr->wr.rdma.remote_addr);
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		qpx->wr_rdma_write_imm(qpx, wr->wr.rdma.rkey,
+				       wr->wr.rdma.remote_addr, wr->imm_data);
+		break;
+	case IBV_WR_RDMA_READ:
+		qpx->wr_rdma_read(qpx, wr->wr.rdma.rkey,
+				  wr->wr.rdma.remote_addr);
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		qpx->wr_atomic_cmp_swp(qpx, wr->wr.atomic.rkey,
+				       wr->wr.atomic.remote_addr,
+				       wr->wr.atomic.compare_add,
+				       wr->wr.atomic.swap);
+		break;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		qpx->wr_atomic_fetch_add(qpx, wr->wr.atomic.rkey,
+					 wr->wr.atomic.remote_addr,
+					 wr->wr.atomic.compare_add);
+		break;
+	default:
+		CHECK(!"an opcode of the test");
+		return;
+	}
+	if (qp->ud)
+		qpx->wr_set_ud_addr(qpx, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				    wr->wr.ud.remote_qkey);
+	if (inl) {
+		for (i = 0; i < wr->num_sge; i++) {
+			buf[i].addr = (void *)(uintptr_t)wr->sg_list[i].addr;
+			buf[i].length = wr->sg_list[i].length;
+		}
+		if (wr->num_sge == 1)
+			qpx->wr_set_inline_data(qpx, buf[0].addr,
+						buf[0].length);
+		else
+			qpx->wr_set_inline_data_list(qpx, wr->num_sge, buf);
+	} else if (wr->num_sge == 1) {
+		qpx->wr_set_sge(qpx, wr->sg_list[0].lkey, wr->sg_list[0].addr,
+				wr->sg_list[0].length);
+	} else if (wr->num_sge) {
+		qpx->wr_set_sge_list(qpx, wr->num_sge, wr->sg_list);
+	}
+}
+
+/* Complete every outstanding send WQE with one CQE of the last. */
+static void sq_drain(void)
+{
+	struct ibv_wc wc;
+
+	if (qp->sq.tail == qp->sq.pi)
+		return;
+	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, qp->sq.pi - 1, 0, 0, 0);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 1);
+	CHECK(qp->sq.tail == qp->sq.pi);
+}
+
+/*
+ * Post @wr with ibv_post_send, then with ibv_qp_ex; both WQEs must be the
+ * same bytes, with the same wr_id, and each must move the index by one.
+ */
+static void same_wqe(const struct ibv_send_wr *wr)
+{
+	uint8_t a[ERI_SQ_WQE_SIZE];
+	struct ibv_send_wr one = *wr, *bad = NULL;
+	uint16_t idx;
+
+	one.next = NULL;
+	sq_drain();
+	idx = qp->sq.pi;
+	memset(sq_wqe(idx), 0xa5, ERI_SQ_WQE_SIZE);
+	CHECK(eri_post_send(&qp->vqp.qp, &one, &bad) == 0);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 1) &&
+	      le32toh(qp->dbrec->sq_pi) == qp->sq.pi);
+	memcpy(a, sq_wqe(idx), sizeof(a));
+	sq_drain();
+
+	idx = qp->sq.pi;
+	memset(sq_wqe(idx), 0xa5, ERI_SQ_WQE_SIZE);
+	qpx->wr_start(qpx);
+	qpx_build(wr);
+	CHECK(qpx->wr_complete(qpx) == 0);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 1) &&
+	      le32toh(qp->dbrec->sq_pi) == qp->sq.pi);
+	if (memcmp(a, sq_wqe(idx), sizeof(a))) {
+		fprintf(stderr, "opcode %d: the WQEs differ\n", wr->opcode);
+		CHECK(!"ibv_qp_ex and ibv_post_send write the same WQE");
+	}
+	CHECK(qp->sq.wr_id[eri_ring_slot(idx, SQ_DEPTH_LOG)] == wr->wr_id);
+	sq_drain();
+}
+
+static void test_qp_ex_wqes(void)
+{
+	static const char text[] = "The quick brown fox jumps over the lazy dog";
+	struct ibv_sge sge[6] = {
+		{ .addr = 0x1122334455667788ULL, .length = 100, .lkey = 0xaabb },
+		{ .addr = 0x1000, .length = 28, .lkey = 0xccdd },
+		{ .addr = 0x2000, .length = 1 << 20, .lkey = 0x1234 },
+		{ .addr = 0x3000, .length = 8, .lkey = 0x99 },
+		{ .addr = 0x4000, .length = 0, .lkey = 0x98 },
+		{ .addr = 0x5000, .length = 77, .lkey = 0x97 },
+	};
+	struct ibv_sge isge[3] = {
+		{ .addr = (uintptr_t)text, .length = 9 },
+		{ .addr = (uintptr_t)text + 10, .length = 0 },
+		{ .addr = (uintptr_t)text + 20, .length = 23 },
+	};
+	struct ibv_sge asge = { .addr = 0x8000, .length = 8, .lkey = 0x5151 };
+	struct ibv_send_wr wr;
+	struct eri_ah ah = {};
+	int i;
+
+	set_ops(ERI_QP_EX_RC_OPS);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED;
+	wr.sg_list = sge;
+	wr.num_sge = 6;
+	same_wqe(&wr);
+	wr.num_sge = 0;			/* zero length */
+	same_wqe(&wr);
+	wr.send_flags = IBV_SEND_INLINE;
+	wr.sg_list = isge;
+	wr.num_sge = 3;
+	same_wqe(&wr);
+	wr.num_sge = 1;
+	same_wqe(&wr);
+
+	wr.wr_id = 2;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.send_flags = IBV_SEND_FENCE;
+	wr.imm_data = htobe32(0xcafef00d);
+	wr.sg_list = sge;
+	wr.num_sge = 2;
+	same_wqe(&wr);
+
+	wr.wr_id = 3;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.invalidate_rkey = 0x10203040;
+	wr.num_sge = 1;
+	same_wqe(&wr);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 4;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.sg_list = sge;
+	wr.num_sge = 3;
+	wr.wr.rdma.remote_addr = 0xfedcba9876543210ULL;
+	wr.wr.rdma.rkey = 0x4242;
+	same_wqe(&wr);
+	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	wr.sg_list = isge;
+	same_wqe(&wr);
+
+	wr.wr_id = 5;
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.send_flags = IBV_SEND_SOLICITED;
+	wr.imm_data = htobe32(7);
+	wr.sg_list = sge;
+	wr.num_sge = 1;
+	same_wqe(&wr);
+
+	wr.wr_id = 6;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE;
+	wr.num_sge = 6;
+	same_wqe(&wr);
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 7;
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = &asge;
+	wr.num_sge = 1;
+	wr.wr.atomic.remote_addr = 0x7700;
+	wr.wr.atomic.rkey = 0x3131;
+	wr.wr.atomic.compare_add = 0x0102030405060708ULL;
+	wr.wr.atomic.swap = 0x1112131415161718ULL;
+	same_wqe(&wr);
+	wr.wr_id = 8;
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	wr.send_flags = IBV_SEND_FENCE;
+	wr.wr.atomic.swap = 0;
+	same_wqe(&wr);
+
+	/* UD: the address through wr_set_ud_addr. */
+	qp->ud = true;
+	qp->max_inline_data = ERI_SQ_UD_MAX_INLINE;
+	qp->sq.max_sge = ERI_SQ_UD_MAX_SGE;
+	set_ops(ERI_QP_EX_UD_OPS);
+	CHECK(qpx->wr_set_ud_addr && !qpx->wr_rdma_write);
+	for (i = 0; i < 16; i++)
+		ah.av.dgid[i] = 0xf0 + i;
+	ah.av.sgid[3] = 9;
+	ah.av.hop_limit = 17;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 9;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = sge;
+	wr.num_sge = 3;
+	wr.wr.ud.ah = &ah.ibvah;
+	wr.wr.ud.remote_qpn = 0x123456;
+	wr.wr.ud.remote_qkey = 0x80010000;
+	same_wqe(&wr);
+	wr.wr_id = 10;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.send_flags = IBV_SEND_INLINE | IBV_SEND_SOLICITED;
+	wr.imm_data = htobe32(0x55aa55aa);
+	wr.sg_list = isge;
+	wr.num_sge = 3;
+	same_wqe(&wr);
+	qp->ud = false;
+	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
+	qp->sq.max_sge = ERI_SQ_WQE_MAX_SGE;
+	set_ops(ERI_QP_EX_RC_OPS);
+}
+
+/* The SQ lock is free (wr_complete and wr_abort release it). */
+static bool sq_unlocked(void)
+{
+	if (pthread_spin_trylock(&qp->sq.lock))
+		return false;
+	pthread_spin_unlock(&qp->sq.lock);
+	return true;
+}
+
+static void test_qp_ex_batches(void)
+{
+	uint8_t before[ERI_SQ_WQE_SIZE];
+	struct ibv_qp_init_attr_ex qattr = {};
+	struct ibv_send_wr wr = {}, *bad;
+	struct ibv_sge sge = { .addr = 0x1000, .length = 64, .lkey = 0x77 };
+	int kicks, i;
+	uint16_t idx;
+
+	/* Only the builders asked for; never LOCAL_INV, BIND_MW and the rest. */
+	set_ops(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_READ);
+	CHECK(qpx->wr_send && qpx->wr_rdma_read && !qpx->wr_send_imm &&
+	      !qpx->wr_send_inv && !qpx->wr_rdma_write &&
+	      !qpx->wr_rdma_write_imm && !qpx->wr_atomic_cmp_swp &&
+	      !qpx->wr_atomic_fetch_add && !qpx->wr_local_inv &&
+	      !qpx->wr_bind_mw && !qpx->wr_send_tso && !qpx->wr_set_ud_addr &&
+	      !qpx->wr_set_xrc_srqn && !qpx->wr_atomic_write &&
+	      !qpx->wr_flush);
+	CHECK(qpx->wr_set_sge && qpx->wr_set_sge_list &&
+	      qpx->wr_set_inline_data && qpx->wr_set_inline_data_list &&
+	      qpx->wr_start && qpx->wr_complete && qpx->wr_abort);
+
+	/* Refused before any command reaches the kernel. */
+	qattr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qattr.qp_type = IBV_QPT_RC;
+	qattr.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_LOCAL_INV;
+	errno = 0;
+	CHECK(!eri_create_qp_ex(&ctx->ibvctx.context, &qattr) &&
+	      errno == EOPNOTSUPP);
+	qattr.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;
+	CHECK(!eri_create_qp_ex(&ctx->ibvctx.context, &qattr) &&
+	      errno == EOPNOTSUPP);
+	qattr.qp_type = IBV_QPT_UD;
+	qattr.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE;
+	CHECK(!eri_create_qp_ex(&ctx->ibvctx.context, &qattr) &&
+	      errno == EOPNOTSUPP);
+	ctx->dev_caps = 0;
+	qattr.qp_type = IBV_QPT_RC;
+	qattr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+	CHECK(!eri_create_qp_ex(&ctx->ibvctx.context, &qattr) &&
+	      errno == EOPNOTSUPP);
+	ctx->dev_caps = ERI_UCTX_CAP_IMM;
+	qattr.comp_mask |= IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	qattr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	CHECK(!eri_create_qp_ex(&ctx->ibvctx.context, &qattr) &&
+	      errno == EOPNOTSUPP);
+	qattr.comp_mask = IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	CHECK(!eri_create_qp_ex(&ctx->ibvctx.context, &qattr) &&
+	      errno == EINVAL);
+
+	set_ops(ERI_QP_EX_RC_OPS);
+	sq_drain();
+
+	/*
+	 * A batch of three rings one doorbell: one index update, one kick
+	 * although the device asks for one, as post_send of a list does.
+	 */
+	take_kicks();
+	kicks = kicks_send;
+	qp->dbrec->sq_need_kick = htole32(1);
+	idx = qp->sq.pi;
+	qpx->wr_start(qpx);
+	for (i = 0; i < 3; i++) {
+		qpx->wr_id = 300 + i;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		qpx->wr_send(qpx);
+		qpx->wr_set_sge(qpx, 0x77, 0x1000 * i, 64);
+		/* Nothing is visible before wr_complete. */
+		CHECK(le32toh(qp->dbrec->sq_pi) == idx);
+	}
+	CHECK(!sq_unlocked());
+	CHECK(qpx->wr_complete(qpx) == 0);
+	CHECK(sq_unlocked());
+	take_kicks();
+	CHECK(kicks_send == kicks + 1);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 3) &&
+	      le32toh(qp->dbrec->sq_pi) == qp->sq.pi);
+	for (i = 0; i < 3; i++)
+		CHECK(qp->sq.wr_id[eri_ring_slot(idx + i, SQ_DEPTH_LOG)] ==
+		      (uint64_t)(300 + i));
+	/* Without the device asking: no kick; an empty batch: nothing. */
+	qp->dbrec->sq_need_kick = 0;
+	sq_drain();
+	qpx->wr_start(qpx);
+	qpx->wr_send(qpx);
+	qpx->wr_set_sge(qpx, 1, 2, 3);
+	CHECK(qpx->wr_complete(qpx) == 0);
+	qp->dbrec->sq_need_kick = htole32(1);
+	idx = qp->sq.pi;
+	qpx->wr_start(qpx);
+	CHECK(qpx->wr_complete(qpx) == 0);
+	take_kicks();
+	CHECK(kicks_send == kicks + 1 && qp->sq.pi == idx);
+	qp->dbrec->sq_need_kick = 0;
+
+	/*
+	 * wr_abort: the index, the doorbell record and the WQE outstanding
+	 * stay as they were, and the next post goes where the aborted did.
+	 */
+	idx = qp->sq.pi;
+	memcpy(before, sq_wqe(idx - 1), sizeof(before));
+	qpx->wr_start(qpx);
+	qpx->wr_id = 400;
+	qpx->wr_rdma_write(qpx, 1, 2);
+	qpx->wr_set_sge(qpx, 3, 4, 5);
+	qpx->wr_id = 401;
+	qpx->wr_send(qpx);
+	qpx->wr_abort(qpx);
+	CHECK(sq_unlocked());
+	CHECK(qp->sq.pi == idx && le32toh(qp->dbrec->sq_pi) == idx &&
+	      qp->sq.tail == (uint16_t)(idx - 1));
+	CHECK(memcmp(before, sq_wqe(idx - 1), sizeof(before)) == 0);
+	take_kicks();
+	CHECK(kicks_send == kicks + 1);
+	wr.wr_id = 402;
+	wr.opcode = IBV_WR_SEND;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	CHECK(eri_post_send(&qp->vqp.qp, &wr, &bad) == 0);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 1) &&
+	      qp->sq.wr_id[eri_ring_slot(idx, SQ_DEPTH_LOG)] == 402);
+	sq_drain();
+
+	/*
+	 * A bad WR fails wr_complete and none of the batch is posted: an
+	 * inline READ, an atomic without its SGE, too many SGEs, too much
+	 * inline data, a setter without a builder, a full SQ, not in RTS.
+	 */
+	for (i = 0; i < 7; i++) {
+		static char big[ERI_SQ_WQE_MAX_INLINE + 1];
+		struct ibv_sge many[ERI_SQ_WQE_MAX_SGE + 1] = {};
+		int j, want = EINVAL;
+
+		idx = qp->sq.pi;
+		if (i == 6)
+			qp->vqp.qp.state = IBV_QPS_RTR;
+		qpx->wr_start(qpx);
+		qpx->wr_send(qpx);		/* a good one first */
+		qpx->wr_set_sge(qpx, 1, 2, 3);
+		switch (i) {
+		case 0:
+			qpx->wr_rdma_read(qpx, 1, 2);
+			qpx->wr_set_inline_data(qpx, big, 4);
+			break;
+		case 1:
+			qpx->wr_atomic_fetch_add(qpx, 1, 8, 1);
+			break;
+		case 2:
+			qpx->wr_send(qpx);
+			qpx->wr_set_sge_list(qpx, ERI_SQ_WQE_MAX_SGE + 1, many);
+			break;
+		case 3:
+			qpx->wr_send(qpx);
+			qpx->wr_set_inline_data(qpx, big, sizeof(big));
+			break;
+		case 4:
+			qpx->wr_abort(qpx);
+			qpx->wr_start(qpx);
+			qpx->wr_set_sge(qpx, 1, 2, 3);
+			break;
+		case 5:
+			for (j = 0; j < (1 << SQ_DEPTH_LOG); j++) {
+				qpx->wr_send(qpx);
+				qpx->wr_set_sge(qpx, 1, 2, 3);
+			}
+			want = ENOMEM;
+			break;
+		default:
+			break;
+		}
+		qpx->wr_send(qpx);		/* and a good one after */
+		CHECK(qpx->wr_complete(qpx) == want);
+		CHECK(sq_unlocked());
+		CHECK(qp->sq.pi == idx && le32toh(qp->dbrec->sq_pi) == idx);
+	}
+	qp->vqp.qp.state = IBV_QPS_RTS;
+	take_kicks();
+	CHECK(kicks_send == kicks + 1);
+}
+
+/*
+ * cq_ex polling reports what poll_cq reports: the same CQEs (with a
+ * stale one among them) polled both ways must give the same fields.
+ */
+static void cq_ex_round(void)
+{
+	struct ibv_recv_wr rwr = {};
+	struct ibv_send_wr swr = {}, *sbad;
+	struct ibv_recv_wr *rbad;
+	uint16_t r = qp->rq.pi, s = qp->sq.pi;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		rwr.wr_id = 500 + i;
+		CHECK(eri_post_recv(&qp->vqp.qp, &rwr, &rbad) == 0);
+		swr.wr_id = 600 + i;
+		swr.opcode = IBV_WR_RDMA_READ;
+		swr.send_flags = IBV_SEND_SIGNALED;
+		CHECK(eri_post_send(&qp->vqp.qp, &swr, &sbad) == 0);
+	}
+	dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0, ERI_CQE_HDR_IMM, r, 33,
+		htobe32(0x01020304), 0);
+	dev_cqe(QPN + 77, false, ERI_CQE_OP_RECV, 0, 0, 0, 1, 0, 0);
+	dev_cqe(QPN, true, ERI_CQE_OP_READ, 0, 0, s, 4096, 0, 0);
+	dev_cqe(QPN, false, ERI_CQE_OP_RECV_WRITE_IMM, 0,
+		ERI_CQE_HDR_IMM | ERI_CQE_HDR_GRH, r + 1, 0, htobe32(9), 0);
+	dev_cqe(QPN, true, ERI_CQE_OP_READ, ERI_CQE_STS_REM_ACCESS_ERR, 0,
+		s + 1, 0, 0, 0);
+}
+
+static void test_cq_ex(void)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr pattr = {};
+	struct ibv_cq_init_attr_ex cattr = {};
+	struct ibv_wc a[8], b[8];
+	int n, i, ret;
+
+	/* The read functions of the flags asked for, and those always there. */
+	eri_cq_ex_init(cq, IBV_WC_EX_WITH_BYTE_LEN);
+	CHECK(cqx->start_poll && cqx->next_poll && cqx->end_poll &&
+	      cqx->read_opcode && cqx->read_vendor_err && cqx->read_wc_flags &&
+	      cqx->read_byte_len && !cqx->read_imm_data &&
+	      !cqx->read_qp_num && !cqx->read_src_qp && !cqx->read_slid &&
+	      !cqx->read_sl && !cqx->read_dlid_path_bits &&
+	      !cqx->read_completion_ts && !cqx->read_completion_wallclock_ns);
+	eri_cq_ex_init(cq, IBV_WC_STANDARD_FLAGS);
+
+	/* No timestamps (the device has none), no overrun; before any command. */
+	cattr.cqe = 8;
+	cattr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	errno = 0;
+	CHECK(!eri_create_cq_ex(&ctx->ibvctx.context, &cattr) &&
+	      errno == EOPNOTSUPP);
+	cattr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+	CHECK(!eri_create_cq_ex(&ctx->ibvctx.context, &cattr) &&
+	      errno == EOPNOTSUPP);
+	cattr.wc_flags = IBV_WC_STANDARD_FLAGS;
+	cattr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
+	cattr.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
+	CHECK(!eri_create_cq_ex(&ctx->ibvctx.context, &cattr) &&
+	      errno == EOPNOTSUPP);
+	cattr.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	CHECK(!eri_create_cq_ex(&ctx->ibvctx.context, &cattr) &&
+	      errno == EOPNOTSUPP);
+
+	/* Empty: ENOENT, and the lock is not held (no end_poll follows). */
+	CHECK(cqx->start_poll(cqx, &pattr) == ENOENT);
+	CHECK(pthread_spin_trylock(&cq->lock) == 0);
+	pthread_spin_unlock(&cq->lock);
+	pattr.comp_mask = 1;
+	CHECK(cqx->start_poll(cqx, &pattr) == EINVAL);
+	pattr.comp_mask = 0;
+
+	cq_ex_round();
+	memset(a, 0x5a, sizeof(a));
+	n = eri_poll_cq(&cq->vcq.cq, 8, a);
+	CHECK(n == 4);
+
+	cq_ex_round();
+	memset(b, 0x5a, sizeof(b));
+	i = 0;
+	for (ret = cqx->start_poll(cqx, &pattr); !ret;
+	     ret = cqx->next_poll(cqx)) {
+		CHECK(pthread_spin_trylock(&cq->lock) != 0);
+		if (i == 8)
+			break;
+		memset(&b[i], 0, sizeof(b[i]));
+		b[i].wr_id = cqx->wr_id;
+		b[i].status = cqx->status;
+		b[i].opcode = ibv_wc_read_opcode(cqx);
+		b[i].vendor_err = ibv_wc_read_vendor_err(cqx);
+		b[i].byte_len = ibv_wc_read_byte_len(cqx);
+		b[i].imm_data = ibv_wc_read_imm_data(cqx);
+		b[i].qp_num = ibv_wc_read_qp_num(cqx);
+		b[i].src_qp = ibv_wc_read_src_qp(cqx);
+		b[i].wc_flags = ibv_wc_read_wc_flags(cqx);
+		b[i].slid = ibv_wc_read_slid(cqx);
+		b[i].sl = ibv_wc_read_sl(cqx);
+		b[i].dlid_path_bits = ibv_wc_read_dlid_path_bits(cqx);
+		i++;
+	}
+	CHECK(ret == ENOENT && i == n);
+	/* ci is the device's only at end_poll. */
+	CHECK(le32toh(cq->dbrec->ci) != dev_cq_pi);
+	cqx->end_poll(cqx);
+	CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
+	CHECK(pthread_spin_trylock(&cq->lock) == 0);
+	pthread_spin_unlock(&cq->lock);
+	for (i = 0; i < n; i++) {
+		CHECK(a[i].wr_id == b[i].wr_id && a[i].status == b[i].status &&
+		      a[i].opcode == b[i].opcode &&
+		      a[i].vendor_err == b[i].vendor_err &&
+		      a[i].byte_len == b[i].byte_len &&
+		      a[i].imm_data == b[i].imm_data &&
+		      a[i].qp_num == b[i].qp_num && a[i].src_qp == b[i].src_qp &&
+		      a[i].wc_flags == b[i].wc_flags && a[i].slid == b[i].slid &&
+		      a[i].sl == b[i].sl &&
+		      a[i].dlid_path_bits == b[i].dlid_path_bits);
+	}
+	/* What poll_cq said, so that the comparison means something. */
+	CHECK(a[0].wr_id == 500 && a[0].opcode == IBV_WC_RECV &&
+	      a[0].wc_flags == IBV_WC_WITH_IMM &&
+	      a[0].imm_data == htobe32(0x01020304) && a[0].byte_len == 33);
+	CHECK(a[1].wr_id == 600 && a[1].opcode == IBV_WC_RDMA_READ &&
+	      a[1].byte_len == 4096 && a[1].qp_num == QPN);
+	CHECK(a[2].wr_id == 501 &&
+	      a[2].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+	      a[2].wc_flags == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+	      a[2].src_qp == 7);
+	CHECK(a[3].wr_id == 601 && a[3].status == IBV_WC_REM_ACCESS_ERR &&
+	      a[3].vendor_err == ERI_CQE_STS_REM_ACCESS_ERR);
+
+	/* Only stale CQEs: ENOENT, and they are given back at once. */
+	dev_cqe(QPN + 77, false, ERI_CQE_OP_RECV, 0, 0, 0, 1, 0, 0);
+	CHECK(cqx->start_poll(cqx, &pattr) == ENOENT);
+	CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
+}
+
+static void test_ex(void)
+{
+	qpx = &qp->vqp.qp_ex;
+	/* test_recv took the QP out of the table and reset it. */
+	eri_qp_reset(qp);
+	CHECK(eri_qp_table_insert(ctx, qp) == 0);
+	/* A QP of ibv_create_qp has no ibv_qp_ex. */
+	CHECK(!ibv_qp_to_qp_ex(&qp->vqp.qp));
+
+	test_qp_ex_wqes();
+	test_qp_ex_batches();
+	test_cq_ex();
+}
+
 int main(void)
 {
 	setup();
@@ -649,6 +1253,7 @@ int main(void)
 	test_recv();
 	test_arm();
 	test_srq();
+	test_ex();
 	if (failures) {
 		fprintf(stderr, "eri_datapath_test: %d failures\n", failures);
 		return 1;
