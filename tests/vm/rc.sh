@@ -3,7 +3,9 @@
 #
 # RC queue pairs end to end, in the guest: tests/verbs/eri_rc_test.c (built
 # here against the rdma-core prefix) between two devices on the two ends of
-# a veth pair, then the standard tools across the same link:
+# a veth pair; with eri, tests/verbs/eri_exverbs_test.c (the extended verbs:
+# ibv_qp_ex posting, ibv_cq_ex polling); then the standard tools across the
+# same link:
 # ibv_rc_pingpong (polling and with events), perftest (send/write/read,
 # bandwidth and latency), perftest through rdma_cm and rping with
 # verification; every run under `timeout`.
@@ -68,6 +70,10 @@ rx_bytes() { in0 cat /sys/class/net/veA/statistics/rx_bytes; }
 
 check "build eri_rc_test" gcc -O2 -Wall -Wextra -Werror -o "$bin" "$src" \
 	-I"$prefix/include" -L"$prefix/lib" -libverbs
+xsrc=$(dirname "$0")/../verbs/eri_exverbs_test.c
+xbin=$(dirname "$bin")/eri_exverbs_test
+check "build eri_exverbs_test" gcc -O2 -Wall -Wextra -Werror -o "$xbin" "$xsrc" \
+	-I"$prefix/include" -L"$prefix/lib" -libverbs
 
 # ------------------------------------------------------------------ link
 if [ "$type" = eri ]; then
@@ -131,6 +137,17 @@ tx=$(( $(tx_bytes) - tx0 )) rx=$(( $(rx_bytes) - rx0 ))
 echo "# veA: $tx bytes sent, $rx bytes received during eri_rc_test"
 check "its traffic crossed the veth (> $((min_bytes >> 10)) KiB, > $((min_each >> 10)) KiB each way)" \
 	test $((tx + rx)) -gt "$min_bytes" -a "$tx" -gt "$min_each" -a "$rx" -gt "$min_each"
+
+# ------------------------------------------------------------------ extended verbs
+# ERI's own contract (what liberi offers and refuses); rdma_rxe offers more.
+if [ "$type" = eri ]; then
+	s0=$SECONDS
+	timeout 300 "$xbin" "$D0" "$G0" "$D1" "$G1" > /tmp/exverbs.out 2>&1
+	rc=$?
+	cat /tmp/exverbs.out
+	check "eri_exverbs_test: ibv_qp_ex and ibv_cq_ex (exit $rc, $((SECONDS - s0)) s)" \
+		test "$rc" = 0
+fi
 
 # ------------------------------------------------------------------ tools
 port=18515
