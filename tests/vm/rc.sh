@@ -184,13 +184,16 @@ server_client_port "rping -C 10 -V (rdma_cm, verified)" - \
 # `rdma resource show qp -dd`: an ERI driver attribute.
 if [ "$type" = eri ]; then
 	port=$((port + 1))
-	in1 timeout 60 ibv_rc_pingpong -d "$D1" -g "$G1" -n 3000 -p "$port" > /tmp/res-srv.out 2>&1 &
+	# The pingpong runs until the look is done (up to 30 s on a loaded
+	# host, where the client alone may take seconds to connect).
+	in1 timeout 90 ibv_rc_pingpong -d "$D1" -g "$G1" -n 1000000 -p "$port" > /tmp/res-srv.out 2>&1 &
 	rsrv=$!
-	sleep 1
-	in0 timeout 60 ibv_rc_pingpong -d "$D0" -g "$G0" -n 3000 -p "$port" "$B" > /tmp/res-cli.out 2>&1 &
+	wait_for 30 listening "$port"
+	in0 timeout 90 ibv_rc_pingpong -d "$D0" -g "$G0" -n 1000000 -p "$port" "$B" > /tmp/res-cli.out 2>&1 &
 	rcli=$!
 	res=
-	for i in $(seq 50); do
+	deadline=$((SECONDS + 30))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		res=$(in0 rdma resource show qp link "$D0/1" -dd 2>&1 | grep -A3 'type RC' || true)
 		grep -q 'drv_sq_kicks [1-9]' <<<"$res" && break
 		sleep 0.2
@@ -198,6 +201,7 @@ if [ "$type" = eri ]; then
 	sed 's/^/#   /' <<<"$res"
 	has_kicks() { grep -q 'drv_sq_kicks [1-9]' <<<"$res"; }
 	check "rdma resource show qp shows the QP's doorbells and packets" has_kicks
+	kill "$rcli" "$rsrv" 2>/dev/null
 	wait "$rcli" "$rsrv"
 fi
 
