@@ -6,6 +6,9 @@
 # name selects it (SET_CC), a bogus name fails and changes nothing, QPs take
 # the algorithm active when they are created and keep it, and each device has
 # its own.
+# make check runs it on 6.12 only: the knob is the device's, the same on
+# every kernel.
+# check-flavours: 6.12
 set -u
 . "$(dirname "$0")/lib.sh"
 

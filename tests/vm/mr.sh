@@ -3,6 +3,8 @@
 #
 # Memory regions from userspace: tests/verbs/eri_mr_test.c, built here
 # against the rdma-core prefix, on eri0; then the device unloads cleanly.
+# make check runs it on 6.1 and 6.12 (6.1-cloud is 6.1 with fewer drivers).
+# check-flavours: 6.1 6.12
 set -u
 . "$(dirname "$0")/lib.sh"
 

@@ -5,6 +5,8 @@
 # eri0 and eri1 (two namespaces, one veth) with its buffers checked, polling
 # and with events, at the MTU of a 1500-byte link and of a 9000-byte one;
 # ib_mad brings up each device's GSI QP without complaint.
+# make check runs it on 6.1 and 6.12 (6.1-cloud is 6.1 with fewer drivers).
+# check-flavours: 6.1 6.12
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/eri_pair.sh"

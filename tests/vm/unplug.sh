@@ -16,6 +16,8 @@
 # eri0 in 1. waits for its peer's message for ever, as RC has no keepalive.
 # No warning, BUG or splat in the kernel log (on the debug kernel, vm-run
 # then scans for leaks).
+# make check runs it on 6.1 and 6.12 (6.1-cloud is 6.1 with fewer drivers).
+# check-flavours: 6.1 6.12
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/eri_pair.sh"
