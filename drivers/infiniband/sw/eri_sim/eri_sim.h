@@ -26,7 +26,8 @@
 #define ERI_SIM_MAX_AQ_DEPTH_LOG 8
 #define ERI_SIM_MAX_EQ_DEPTH_LOG ERI_RING_MAX_DEPTH_LOG
 #define ERI_SIM_ADMIN_TIMEOUT_MS 2000
-#define ERI_SIM_VENDOR_ID	0
+/* No IEEE OUI is assigned to eri_sim (Documentation/infiniband/eri.rst). */
+#define ERI_SIM_VENDOR_ID	0xffffff
 #define ERI_SIM_DEVICE_ID	0x0e51
 #define ERI_SIM_FW_VERSION	((1ULL << 32) | (0ULL << 16) | 0)
 #define ERI_SIM_GID_TBL_LEN	16
