@@ -6,6 +6,8 @@
  * talks to the device except through eri_com_cmd.
  */
 #include <linux/bitfield.h>
+#include <linux/io.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
@@ -320,17 +322,22 @@ int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = to_eri_mmap_entry(rdma_entry);
-	if (vma->vm_end - vma->vm_start > entry->buf.size) {
-		ret = -EINVAL;
+	/*
+	 * Only through rdma_user_mmap_io() does ib_core track the mapping: it
+	 * holds a reference on the entry for as long as the mapping exists,
+	 * so the buffer is freed (eri_mmap_free()) only after the last one
+	 * goes, not when the queue is destroyed, and it zaps the mapping when
+	 * the device goes (eri_disassociate_ucontext()).  That takes one run
+	 * of pages: what dma_alloc_coherent() gives unless an IOMMU remaps
+	 * the buffer, which no ERI device has yet.
+	 */
+	if (is_vmalloc_addr(entry->buf.va)) {
+		ret = -EOPNOTSUPP;
 		goto out_put;
 	}
-	/*
-	 * The offset was the entry's key; the mapping starts at the start of
-	 * the buffer, which is what dma_mmap_coherent() takes vm_pgoff for.
-	 */
-	vma->vm_pgoff = 0;
-	ret = dma_mmap_coherent(entry->edev->com.dmadev, vma, entry->buf.va,
-				entry->buf.dma, entry->buf.size);
+	ret = rdma_user_mmap_io(ibucontext, vma,
+				PHYS_PFN(virt_to_phys(entry->buf.va)),
+				entry->buf.size, vma->vm_page_prot, rdma_entry);
 out_put:
 	rdma_user_mmap_entry_put(rdma_entry);
 	return ret;
