@@ -53,6 +53,7 @@ enum eri_dev_err {
 
 /* PCI-style identity (RO). */
 #define ERI_REG_VENDOR_ID		0x014
+#define ERI_VENDOR_ID_OUI		GENMASK(23, 0)
 #define ERI_REG_DEVICE_ID		0x018
 
 /* Admin queue: submission and completion rings of 2^depth_log entries. */

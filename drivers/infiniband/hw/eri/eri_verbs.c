@@ -37,7 +37,9 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->sys_image_guid = ibdev->node_guid;
 	props->max_mr_size = a->max_mr_size;
 	props->page_size_cap = a->page_size_cap;
-	props->vendor_id = eri_com_read32(&edev->com, ERI_REG_VENDOR_ID);
+	props->vendor_id = FIELD_GET(ERI_VENDOR_ID_OUI,
+				     eri_com_read32(&edev->com,
+						    ERI_REG_VENDOR_ID));
 	props->vendor_part_id = eri_com_read32(&edev->com, ERI_REG_DEVICE_ID);
 	props->hw_ver = a->hw_version;
 	props->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN;
