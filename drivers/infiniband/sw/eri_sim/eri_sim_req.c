@@ -1002,7 +1002,9 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		return;
 	}
 	if (qp->rnr_wait) {
+		/* The wait was the peer's asking: no time of the budget. */
 		qp->rnr_wait = false;
+		qp->progress_ns = now;
 	} else if (eri_sim_sb_span(&qp->sb)) {
 		if (qp->timer_probe) {
 			qp->timer_probe = false;
