@@ -246,6 +246,7 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 				  const struct eri_qp_attr *attr, u32 mask)
 {
 	__be32 saddr = qp->saddr, daddr = qp->daddr;
+	unsigned long flags;
 
 	lockdep_assert_held(&qp->lock);
 	/* Check everything before changing anything. */
@@ -320,6 +321,10 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 			eri_sim_qp_flush_taken_locked(qp);
 		qp->state = ERI_QPS_RESET;
 		eri_sim_qp_reset_locked(qp);
+		/* A QP_LAST_WQE still waiting for room is about the old life. */
+		spin_lock_irqsave(&qp->sdev->last_wqe_lock, flags);
+		list_del_init(&qp->last_wqe);
+		spin_unlock_irqrestore(&qp->sdev->last_wqe_lock, flags);
 		break;
 	case ERI_QPS_ERR:
 		eri_sim_qp_error_locked(qp, 0);
