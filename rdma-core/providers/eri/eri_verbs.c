@@ -1666,8 +1666,12 @@ struct ibv_qp *eri_create_qp_ex(struct ibv_context *ibvctx,
 		errno = EINVAL;
 		return NULL;
 	}
-	if (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
-					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+	/* No create flag is supported; asking for none is fine. */
+	if ((attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					    IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					    IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
