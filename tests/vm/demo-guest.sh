@@ -61,8 +61,13 @@ run_pair() {
 	echo "\$ ip netns exec $ns1 $* -d eri1 $gflag $g1 &"
 	echo "\$ ip netns exec $ns0 $* -d eri0 $gflag $g0 198.18.0.2"
 	ip netns exec "$ns1" timeout 60 "$@" -d eri1 "$gflag" "$g1" > /tmp/demo-srv.out 2>&1 &
-	local srv=$!
-	sleep 1
+	local srv=$! i
+	# Both tools listen on TCP port 18515 for the client: wait for it
+	# (a loaded host may take seconds to start the server).
+	for i in $(seq 300); do
+		ip netns exec "$ns1" ss -Hltn "sport = :18515" | grep -q . && break
+		sleep 0.1
+	done
 	ip netns exec "$ns0" timeout 60 "$@" -d eri0 "$gflag" "$g0" 198.18.0.2 ||
 		server_fail "$srv" "$1 client"
 	wait "$srv" || server_fail "" "$1 server"
