@@ -94,6 +94,7 @@ static_assert(sizeof(struct eri_aq_query_device_cmd) == ERI_AQ_SQE_SIZE);
 #define ERI_DEV_CAP_ATOMIC		BIT(3)
 #define ERI_DEV_CAP_IMM			BIT(4)
 #define ERI_DEV_CAP_FAST_REG		BIT(5)	/* REG_MR and LOCAL_INV WRs */
+#define ERI_DEV_CAP_IPV6		BIT(6)	/* GIDs not IPv4-mapped */
 
 struct eri_aq_device_attr {
 	__le64 fw_version;
@@ -152,6 +153,16 @@ struct eri_aq_query_port_resp {
 };
 
 static_assert(sizeof(struct eri_aq_query_port_resp) == 24);
+
+/*
+ * Bytes every packet carries on top of its payload: the IP header (IPv4 20,
+ * IPv6 40), UDP 8 and the 80-byte ERI header.  The port's active MTU, which
+ * is also the largest UD message, is the largest IB MTU whose payload fits
+ * in link_mtu after the overhead of the largest family the device carries
+ * (IPv6's with ERI_DEV_CAP_IPV6), so that it fits either family.
+ */
+#define ERI_PKT_OVERHEAD_IPV4		(20 + 8 + 80)
+#define ERI_PKT_OVERHEAD_IPV6		(40 + 8 + 80)
 
 /*
  * CREATE_EQ: a completion event queue of 2^depth_log entries at ring_addr,
@@ -435,7 +446,8 @@ enum eri_cc_algo {
  * Queue pair attributes: MODIFY_QP reads them from attr_addr, QUERY_QP
  * writes them there.  The encodings of timeout, retry_cnt, rnr_retry and
  * min_rnr_timer are the InfiniBand ones.  GIDs are IPv6 addresses, IPv4
- * ones mapped (::ffff:a.b.c.d).
+ * ones mapped (::ffff:a.b.c.d); @sgid and @dgid are of one family, IPv6
+ * only with ERI_DEV_CAP_IPV6.  @flow_label is used over IPv6.
  */
 struct eri_qp_attr {
 	__le32 mask;			/* ERI_QP_ATTR_*, MODIFY_QP only */

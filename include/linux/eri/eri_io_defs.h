@@ -229,8 +229,9 @@ static_assert(sizeof(struct eri_sq_atomic) == 16);
  * address vector, then NUM_SGE struct eri_sge (at most ERI_SQ_UD_MAX_SGE)
  * or, with INLINE, @length bytes of data (at most ERI_SQ_UD_MAX_INLINE).
  * Only SEND and SEND_IMM; the message is one packet, at most the port's
- * active MTU.  GIDs are IPv6 addresses, IPv4 ones mapped (::ffff:a.b.c.d);
- * @sgid must be an address of the device's netdev.  A @qkey with bit 31 set
+ * active MTU.  GIDs are IPv6 addresses, IPv4 ones mapped (::ffff:a.b.c.d),
+ * both of one family (IPv6 only with ERI_DEV_CAP_IPV6); @sgid must be an
+ * address of the device's netdev.  @flow_label is used over IPv6.  A @qkey with bit 31 set
  * stands for the Q_Key of the sending QP.  The header's @remote_addr, @rkey
  * and @inv_rkey are unused and zero.
  */
@@ -348,7 +349,7 @@ struct eri_cqe {
 /*
  * UD receives: the first 40 bytes of the buffer hold the GRH; with IPV4
  * their last 20 are the packet's IPv4 header (RoCEv2 style), else they are
- * an IPv6 header.  @src_qpn names the sending QP.
+ * the packet's fixed IPv6 header (next header UDP).  @src_qpn names the sending QP.
  */
 #define ERI_CQE_HDR_GRH			BIT(5)
 #define ERI_CQE_HDR_IPV4		BIT(6)
