@@ -453,10 +453,12 @@ static int eri_qp_access_to_dev(struct eri_dev *edev, int access, u8 *out)
 	return 0;
 }
 
-static int eri_qp_av_to_dev(const struct rdma_ah_attr *ah,
+static int eri_qp_av_to_dev(struct eri_dev *edev,
+			    const struct rdma_ah_attr *ah,
 			    struct eri_qp_attr *d)
 {
 	const struct ib_global_route *grh;
+	int ret;
 
 	/* RoCE-style addressing: the GRH carries both GIDs. */
 	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
@@ -464,6 +466,9 @@ static int eri_qp_av_to_dev(const struct rdma_ah_attr *ah,
 	grh = rdma_ah_read_grh(ah);
 	if (!grh->sgid_attr)
 		return -EINVAL;
+	ret = eri_gid_pair_check(edev, &grh->sgid_attr->gid, &grh->dgid);
+	if (ret)
+		return ret;
 	memcpy(d->sgid, grh->sgid_attr->gid.raw, sizeof(d->sgid));
 	memcpy(d->dgid, grh->dgid.raw, sizeof(d->dgid));
 	d->ttl = grh->hop_limit;
@@ -505,7 +510,7 @@ static int eri_qp_attr_to_dev(struct eri_dev *edev,
 		m |= ERI_QP_ATTR_PATH_MTU;
 	}
 	if (mask & IB_QP_AV) {
-		ret = eri_qp_av_to_dev(&attr->ah_attr, d);
+		ret = eri_qp_av_to_dev(edev, &attr->ah_attr, d);
 		if (ret)
 			return ret;
 		m |= ERI_QP_ATTR_AV;

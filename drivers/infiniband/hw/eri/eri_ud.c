@@ -18,14 +18,39 @@
 
 #define ERI_FLOW_LABEL_MASK	GENMASK(19, 0)
 
-/*
- * Build the address vector of @attr: RoCEv2-style addressing, both GIDs
- * IPv4-mapped (IPv6 is for a later version of the device).
+/**
+ * eri_gid_pair_check - may @edev carry a path between these GIDs?
+ * @edev: the device
+ * @sgid: the source GID, from the GID table
+ * @dgid: the destination GID
+ *
+ * Both must be of one family: IPv4-mapped, or IPv6, which only a device
+ * with ERI_DEV_CAP_IPV6 carries.  ib_core lists the netdev's IPv6
+ * addresses in the GID table of any RoCE port; this keeps them from a
+ * device that cannot use them.
+ *
+ * Return: 0, -EINVAL for GIDs of two families, -EOPNOTSUPP for IPv6 GIDs
+ * on a device without IPv6.
  */
-static int eri_ah_attr_to_av(const struct rdma_ah_attr *attr,
+int eri_gid_pair_check(struct eri_dev *edev, const union ib_gid *sgid,
+		       const union ib_gid *dgid)
+{
+	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid->raw);
+
+	if (v4 != ipv6_addr_v4mapped((const struct in6_addr *)dgid->raw))
+		return -EINVAL;
+	if (!v4 && !(edev->attr.caps & ERI_DEV_CAP_IPV6))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Build the address vector of @attr: RoCEv2-style addressing. */
+static int eri_ah_attr_to_av(struct eri_dev *edev,
+			     const struct rdma_ah_attr *attr,
 			     struct eri_sq_ud_av *av)
 {
 	const struct ib_global_route *grh;
+	int ret;
 
 	if (!(rdma_ah_get_ah_flags(attr) & IB_AH_GRH))
 		return -EINVAL;
@@ -33,10 +58,9 @@ static int eri_ah_attr_to_av(const struct rdma_ah_attr *attr,
 	if (!grh->sgid_attr ||
 	    grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
-	if (!ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw) ||
-	    !ipv6_addr_v4mapped((const struct in6_addr *)
-				grh->sgid_attr->gid.raw))
-		return -EOPNOTSUPP;
+	ret = eri_gid_pair_check(edev, &grh->sgid_attr->gid, &grh->dgid);
+	if (ret)
+		return ret;
 	memset(av, 0, sizeof(*av));
 	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
 	memcpy(av->sgid, grh->sgid_attr->gid.raw, sizeof(av->sgid));
@@ -70,7 +94,7 @@ int eri_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
-	ret = eri_ah_attr_to_av(init->ah_attr, &ah->av);
+	ret = eri_ah_attr_to_av(edev, init->ah_attr, &ah->av);
 	if (ret)
 		return ret;
 	if (atomic_inc_return(&edev->num_ah) > edev->attr.max_ah) {

@@ -15,14 +15,6 @@
 
 #include "eri_verbs.h"
 
-/*
- * Bytes of each packet taken by headers: IPv4 (ERI carries no IPv6 yet,
- * which will need 20 more), UDP and the 80-byte ERI transport header of
- * wire version 2.  The port's active MTU is the largest IB MTU whose payload
- * fits in the link MTU after them; the device sizes UD messages the same way.
- */
-#define ERI_WIRE_OVERHEAD	(20 + 8 + 80)
-
 int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 		     struct ib_udata *udata)
 {
@@ -108,17 +100,29 @@ static void eri_speed_to_ib(u32 mbps, u16 *speed, u8 *width)
 	*width = IB_WIDTH_1X;
 }
 
-static enum ib_mtu eri_mtu_from_link(u32 link_mtu)
+/* The largest IB MTU of at most @bytes of payload (256 at least). */
+static enum ib_mtu eri_mtu_from_payload(u32 bytes)
 {
-	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_4096) + ERI_WIRE_OVERHEAD)
-		return IB_MTU_4096;
-	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_2048) + ERI_WIRE_OVERHEAD)
-		return IB_MTU_2048;
-	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_1024) + ERI_WIRE_OVERHEAD)
-		return IB_MTU_1024;
-	if (link_mtu >= ib_mtu_enum_to_int(IB_MTU_512) + ERI_WIRE_OVERHEAD)
-		return IB_MTU_512;
-	return IB_MTU_256;
+	enum ib_mtu mtu;
+
+	for (mtu = IB_MTU_4096; mtu > IB_MTU_256; mtu--)
+		if (bytes >= ib_mtu_enum_to_int(mtu))
+			break;
+	return mtu;
+}
+
+/*
+ * The largest IB MTU whose payload fits in @link_mtu after the headers of
+ * a packet of @edev: those of IPv6 when the device carries it, so that one
+ * port MTU fits both families.  The device sizes UD messages the same way.
+ */
+static enum ib_mtu eri_mtu_from_link(struct eri_dev *edev, u32 link_mtu)
+{
+	u32 overhead = edev->attr.caps & ERI_DEV_CAP_IPV6 ?
+		       ERI_PKT_OVERHEAD_IPV6 : ERI_PKT_OVERHEAD_IPV4;
+
+	return eri_mtu_from_payload(link_mtu > overhead ?
+				    link_mtu - overhead : 0);
 }
 
 int eri_query_port(struct ib_device *ibdev, u32 port,
@@ -139,11 +143,9 @@ int eri_query_port(struct ib_device *ibdev, u32 port,
 		props->state = IB_PORT_DOWN;
 		props->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 	}
-	props->max_mtu = min(IB_MTU_4096,
-			     eri_mtu_from_link(edev->attr.max_mtu +
-					       ERI_WIRE_OVERHEAD));
+	props->max_mtu = eri_mtu_from_payload(edev->attr.max_mtu);
 	props->active_mtu = min(props->max_mtu,
-				eri_mtu_from_link(pa.link_mtu));
+				eri_mtu_from_link(edev, pa.link_mtu));
 	props->gid_tbl_len = pa.gid_tbl_len;
 	props->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_REINIT_SUP |
 				IB_PORT_VENDOR_CLASS_SUP;

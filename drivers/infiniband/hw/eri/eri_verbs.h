@@ -318,6 +318,8 @@ int eri_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
 #endif
 
 /* eri_ud.c */
+int eri_gid_pair_check(struct eri_dev *edev, const union ib_gid *sgid,
+		       const union ib_gid *dgid);
 int eri_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		  struct ib_udata *udata);
 int eri_destroy_ah(struct ib_ah *ibah, u32 flags);
