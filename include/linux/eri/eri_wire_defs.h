@@ -129,11 +129,6 @@ struct eri_wire_hdr {
 static_assert(sizeof(struct eri_wire_hdr) == 80);
 
 /*
- * Bytes on top of the payload over IPv4 (IP, UDP, ERI).  The port's active
- * MTU, which is also the largest UD message, is the largest IB MTU whose
- * payload fits in the netdev's MTU after them.
- */
-/*
  * Payload of ERI_OP_ATOMIC_REQ: the swap value (CMP_SWP) or the addend
  * (FETCH_ADD), and CMP_SWP's compare value.
  */
@@ -150,7 +145,5 @@ struct eri_wire_atomic_resp {
 };
 
 static_assert(sizeof(struct eri_wire_atomic_resp) == 8);
-
-#define ERI_WIRE_OVERHEAD	(20 + 8 + 80)
 
 #endif /* _ERI_WIRE_DEFS_H_ */

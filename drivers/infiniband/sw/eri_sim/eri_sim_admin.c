@@ -51,7 +51,9 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->hw_version = cpu_to_le32(1);
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_UD |
 				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG |
-				 ERI_DEV_CAP_ATOMIC | ERI_DEV_CAP_SRQ);
+				 ERI_DEV_CAP_ATOMIC | ERI_DEV_CAP_SRQ |
+				 (IS_ENABLED(CONFIG_IPV6) ?
+				  ERI_DEV_CAP_IPV6 : 0));
 	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
 	attr->max_fast_reg_pages = cpu_to_le32(ERI_SIM_MAX_FAST_REG_PAGES);
 	attr->cc_algos = cpu_to_le32(GENMASK(ERI_CC_NUM - 1, 0));

@@ -1,31 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * eri_sim network side: one UDP socket on ERI_UDP_PORT per network
- * namespace that has ERI devices, the transmit path, and the receive path
- * that hands each packet to its queue pair in softirq context.
+ * eri_sim network side: UDP sockets on ERI_UDP_PORT, one for IPv4 and one
+ * for IPv6, per network namespace that has ERI devices, the transmit path,
+ * and the receive path that hands each packet to its queue pair in softirq
+ * context.  The family of a path follows from its GIDs (eri_sim_qp.c):
+ * IPv4-mapped ones go over IPv4, the others over IPv6.
  *
- * A namespace's socket goes away with its last device or with the
- * namespace, whichever comes first; senders and receivers reach it under
+ * A namespace's sockets go away with its last device or with the
+ * namespace, whichever comes first; senders and receivers reach them under
  * RCU.
  */
 #include <kunit/visibility.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/inet_ecn.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
 #include "eri_sim_qp.h"
 
+/* Sockets of a namespace, by family. */
+enum {
+	ERI_SIM_SOCK_IPV4,
+	ERI_SIM_SOCK_IPV6,
+	ERI_SIM_NSOCKS,
+};
+
 /**
  * struct eri_sim_net - ERI in one network namespace
  * @node: in eri_sim_nets while @net is alive
  * @net: the namespace; not a reference, valid while in eri_sim_nets
- * @sock: the UDP socket, NULL once the namespace is going away
+ * @sock: the UDP sockets, NULL once the namespace is going away; the IPv6
+ *	one also when the namespace has no IPv6
  * @devs: devices of the namespace (RCU; changed under eri_sim_net_lock)
  * @ndevs: length of @devs
  * @listed: on eri_sim_nets
@@ -34,7 +48,7 @@
 struct eri_sim_net {
 	struct list_head node;
 	struct net *net;
-	struct socket __rcu *sock;
+	struct socket __rcu *sock[ERI_SIM_NSOCKS];
 	struct list_head devs;
 	u32 ndevs;
 	bool listed;
@@ -44,18 +58,59 @@ struct eri_sim_net {
 /* Protects eri_sim_nets and every eri_sim_net's @devs, @ndevs, @listed. */
 static DEFINE_MUTEX(eri_sim_net_lock);
 static LIST_HEAD(eri_sim_nets);
+#define eri_sim_net_locked()	lockdep_is_held(&eri_sim_net_lock)
 
-/* The device that owns the packet's destination address. */
-static struct eri_sim_dev *eri_sim_net_find_dev(struct eri_sim_net *en,
-						__be32 daddr)
+/**
+ * eri_sim_gid_family - the address family of a path
+ * @sgid: its source GID
+ * @dgid: its destination GID
+ *
+ * Return: AF_INET when both are IPv4-mapped, AF_INET6 when neither is and
+ * the kernel has IPv6, 0 for anything else (GIDs of two families).
+ */
+int eri_sim_gid_family(const u8 *sgid, const u8 *dgid)
 {
-	struct net_device *ndev = __ip_dev_find(en->net, daddr, false);
+	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid);
+
+	if (v4 != ipv6_addr_v4mapped((const struct in6_addr *)dgid))
+		return 0;
+	if (v4)
+		return AF_INET;
+	return IS_ENABLED(CONFIG_IPV6) ? AF_INET6 : 0;
+}
+
+/**
+ * eri_sim_local_addr - is @addr an address of @sdev's netdev?
+ * @sdev: the device
+ * @addr: an IPv6 address, or an IPv4 one mapped
+ *
+ * Any context.
+ */
+bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr)
+{
+	struct net *net = dev_net(sdev->netdev);
+	bool ok;
+
+	if (ipv6_addr_v4mapped(addr)) {
+		rcu_read_lock();
+		ok = __ip_dev_find(net, addr->s6_addr32[3], false) ==
+		     sdev->netdev;
+		rcu_read_unlock();
+		return ok;
+	}
+	/* Strict: the address must be on this very netdev. */
+	return IS_ENABLED(CONFIG_IPV6) &&
+	       ipv6_chk_addr(net, addr, sdev->netdev, 1);
+}
+
+/* The device whose netdev owns the packet's destination address. */
+static struct eri_sim_dev *eri_sim_net_find_dev(struct eri_sim_net *en,
+						const struct in6_addr *daddr)
+{
 	struct eri_sim_dev *sdev;
 
-	if (!ndev)
-		return NULL;
 	list_for_each_entry_rcu(sdev, &en->devs, net_node)
-		if (sdev->netdev == ndev)
+		if (eri_sim_local_addr(sdev, daddr))
 			return sdev;
 	return NULL;
 }
@@ -104,9 +159,9 @@ eri_sim_hdr_check(const void *buf, unsigned int len)
 /* UDP encapsulation receive hook: softirq context, one packet. */
 static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	struct in6_addr saddr, daddr;
 	enum eri_sim_rx_verdict v;
 	const struct eri_wire_hdr *hdr;
-	const struct iphdr *iph;
 	struct eri_sim_dev *sdev;
 	struct eri_sim_net *en;
 	struct eri_sim_qp *qp;
@@ -115,13 +170,27 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 
 	if (skb_linearize(skb) || skb->len < sizeof(struct udphdr))
 		goto drop;
-	iph = ip_hdr(skb);
-	/* The outer header's ECN field: congestion seen on the way here. */
-	ce = INET_ECN_is_ce(iph->tos);
+	/*
+	 * The socket's family is the packet's (the IPv6 socket is IPv6-only).
+	 * The outer header's ECN field: congestion seen on the way here.
+	 */
+	if (IS_ENABLED(CONFIG_IPV6) && sk->sk_family == AF_INET6) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		saddr = ip6h->saddr;
+		daddr = ip6h->daddr;
+		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
+	} else {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		ipv6_addr_set_v4mapped(iph->saddr, &saddr);
+		ipv6_addr_set_v4mapped(iph->daddr, &daddr);
+		ce = INET_ECN_is_ce(iph->tos);
+	}
 
 	rcu_read_lock();
 	en = rcu_dereference_sk_user_data(sk);
-	sdev = en ? eri_sim_net_find_dev(en, iph->daddr) : NULL;
+	sdev = en ? eri_sim_net_find_dev(en, &daddr) : NULL;
 	if (!sdev) {
 		rcu_read_unlock();
 		goto drop;
@@ -142,10 +211,10 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	spin_lock(&qp->lock);
 	if (qp->type != ERI_QPT_RC) {
 		if (eri_sim_rx_takes(v, qp->type))
-			eri_sim_ud_rx_locked(qp, iph, hdr, hdr + 1, len);
+			eri_sim_ud_rx_locked(qp, skb, hdr, hdr + 1, len);
 		else
 			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
-	} else if (qp->dead || iph->saddr != qp->daddr ||
+	} else if (qp->dead || !ipv6_addr_equal(&saddr, &qp->daddr) ||
 	    be32_to_cpu(hdr->sqpn) != qp->dest_qpn) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 	} else {
@@ -168,14 +237,17 @@ drop:
 	return 0;
 }
 
-static struct socket *eri_sim_net_sock_create(struct eri_sim_net *en)
+static struct socket *eri_sim_net_sock_create(struct eri_sim_net *en,
+					      int family)
 {
 	struct udp_tunnel_sock_cfg tnl_cfg = {};
 	struct udp_port_cfg udp_cfg = {};
 	struct socket *sock;
 	int ret;
 
-	udp_cfg.family = AF_INET;
+	udp_cfg.family = family;
+	/* IPv4 has its own socket: the IPv6 one takes only IPv6. */
+	udp_cfg.ipv6_v6only = family == AF_INET6;
 	udp_cfg.local_udp_port = htons(ERI_UDP_PORT);
 	ret = udp_sock_create(en->net, &udp_cfg, &sock);
 	if (ret)
@@ -185,6 +257,34 @@ static struct socket *eri_sim_net_sock_create(struct eri_sim_net *en)
 	tnl_cfg.encap_rcv = eri_sim_udp_rcv;
 	setup_udp_tunnel_sock(en->net, sock, &tnl_cfg);
 	return sock;
+}
+
+/*
+ * Create @en's sockets.  The IPv6 one is left out when the namespace has
+ * no IPv6 (the kernel lacks it, or booted with ipv6.disable=1): the
+ * device's IPv6 paths then lead nowhere, as without a route.
+ */
+static int eri_sim_net_socks_create(struct eri_sim_net *en)
+{
+	struct socket *sock4, *sock6 = NULL;
+
+	sock4 = eri_sim_net_sock_create(en, AF_INET);
+	if (IS_ERR(sock4))
+		return PTR_ERR(sock4);
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		sock6 = eri_sim_net_sock_create(en, AF_INET6);
+		if (IS_ERR(sock6)) {
+			if (PTR_ERR(sock6) != -EAFNOSUPPORT) {
+				udp_tunnel_sock_release(sock4);
+				return PTR_ERR(sock6);
+			}
+			sock6 = NULL;
+		}
+	}
+	/* Not yet published: no reader sees them before the list does. */
+	RCU_INIT_POINTER(en->sock[ERI_SIM_SOCK_IPV4], sock4);
+	RCU_INIT_POINTER(en->sock[ERI_SIM_SOCK_IPV6], sock6);
+	return 0;
 }
 
 /**
@@ -198,7 +298,7 @@ int eri_sim_net_attach(struct eri_sim_dev *sdev)
 {
 	struct net *net = dev_net(sdev->netdev);
 	struct eri_sim_net *en;
-	struct socket *sock;
+	int ret;
 
 	mutex_lock(&eri_sim_net_lock);
 	list_for_each_entry(en, &eri_sim_nets, node)
@@ -211,13 +311,12 @@ int eri_sim_net_attach(struct eri_sim_dev *sdev)
 	}
 	en->net = net;
 	INIT_LIST_HEAD(&en->devs);
-	sock = eri_sim_net_sock_create(en);
-	if (IS_ERR(sock)) {
+	ret = eri_sim_net_socks_create(en);
+	if (ret) {
 		mutex_unlock(&eri_sim_net_lock);
 		kfree(en);
-		return PTR_ERR(sock);
+		return ret;
 	}
-	rcu_assign_pointer(en->sock, sock);
 	list_add(&en->node, &eri_sim_nets);
 	en->listed = true;
 found:
@@ -228,16 +327,29 @@ found:
 	return 0;
 }
 
-/* Release @en's socket; eri_sim_net_lock held, @en unlisted. */
-static struct socket *eri_sim_net_take_sock_locked(struct eri_sim_net *en)
+/*
+ * Take @en's sockets into @socks, to be released after a grace period;
+ * eri_sim_net_lock held, @en unlisted.
+ */
+static void eri_sim_net_take_socks_locked(struct eri_sim_net *en,
+					  struct socket **socks)
 {
-	struct socket *sock;
+	int i;
 
 	lockdep_assert_held(&eri_sim_net_lock);
-	sock = rcu_dereference_protected(en->sock,
-					 lockdep_is_held(&eri_sim_net_lock));
-	RCU_INIT_POINTER(en->sock, NULL);
-	return sock;
+	for (i = 0; i < ERI_SIM_NSOCKS; i++)
+		socks[i] = rcu_replace_pointer(en->sock[i], NULL,
+					       eri_sim_net_locked());
+}
+
+/* Release what eri_sim_net_take_socks_locked() took, after synchronize_rcu(). */
+static void eri_sim_net_release_socks(struct socket **socks)
+{
+	int i;
+
+	for (i = 0; i < ERI_SIM_NSOCKS; i++)
+		if (socks[i])
+			udp_tunnel_sock_release(socks[i]);
 }
 
 /**
@@ -248,8 +360,8 @@ static struct socket *eri_sim_net_take_sock_locked(struct eri_sim_net *en)
  */
 void eri_sim_net_detach(struct eri_sim_dev *sdev)
 {
+	struct socket *socks[ERI_SIM_NSOCKS] = {};
 	struct eri_sim_net *en = sdev->net;
-	struct socket *sock = NULL;
 	bool last;
 
 	if (!en)
@@ -262,14 +374,13 @@ void eri_sim_net_detach(struct eri_sim_dev *sdev)
 			list_del(&en->node);
 			en->listed = false;
 		}
-		sock = eri_sim_net_take_sock_locked(en);
+		eri_sim_net_take_socks_locked(en, socks);
 	}
 	mutex_unlock(&eri_sim_net_lock);
 	sdev->net = NULL;
-	/* Receivers that found @sdev (or @sock) are done after this. */
+	/* Receivers that found @sdev (or @socks) are done after this. */
 	synchronize_rcu();
-	if (sock)
-		udp_tunnel_sock_release(sock);
+	eri_sim_net_release_socks(socks);
 	if (last)
 		kfree_rcu(en, rcu);
 }
@@ -277,22 +388,24 @@ void eri_sim_net_detach(struct eri_sim_dev *sdev)
 /* A namespace goes away: its socket goes with it, devices or not. */
 static void __net_exit eri_sim_net_exit_net(struct net *net)
 {
-	struct socket *sock = NULL;
+	struct socket *socks[ERI_SIM_NSOCKS] = {};
 	struct eri_sim_net *en;
+	bool found = false;
 
 	mutex_lock(&eri_sim_net_lock);
 	list_for_each_entry(en, &eri_sim_nets, node) {
 		if (net_eq(en->net, net)) {
 			list_del(&en->node);
 			en->listed = false;
-			sock = eri_sim_net_take_sock_locked(en);
+			eri_sim_net_take_socks_locked(en, socks);
+			found = true;
 			break;
 		}
 	}
 	mutex_unlock(&eri_sim_net_lock);
-	if (sock) {
+	if (found) {
 		synchronize_rcu();
-		udp_tunnel_sock_release(sock);
+		eri_sim_net_release_socks(socks);
 	}
 }
 
@@ -321,8 +434,9 @@ void eri_sim_net_exit(void)
 struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 				  struct eri_wire_hdr **hdr)
 {
-	u32 room = LL_RESERVED_SPACE(qp->sdev->netdev) + sizeof(struct iphdr) +
-		   sizeof(struct udphdr);
+	/* Room for either family: a UD QP picks it per datagram, later. */
+	u32 room = LL_RESERVED_SPACE(qp->sdev->netdev) +
+		   sizeof(struct ipv6hdr) + sizeof(struct udphdr);
 	struct sk_buff *skb;
 
 	skb = alloc_skb(room + sizeof(**hdr) + payload_len, GFP_ATOMIC);
@@ -335,53 +449,118 @@ struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 	return skb;
 }
 
-/**
- * eri_sim_pkt_xmit - send a packet of @qp to its peer
- * @qp: the QP
- * @skb: from eri_sim_pkt_alloc(), header filled in
- *
- * qp->lock held (it covers the route cache).  Consumes @skb.
+#if IS_ENABLED(CONFIG_IPV6)
+/*
+ * eri_sim_pkt_xmit() over IPv6: the route (through the device's netdev,
+ * which a link-local destination needs), the flow label and a UDP
+ * checksum, which IPv6 requires.  qp->lock and the RCU read lock held.
+ * Return: false when there is no socket or no route (@skb untouched).
  */
-void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
+static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
+			      struct sk_buff *skb)
 {
-	struct eri_sim_net *en = qp->sdev->net;
-	__be32 saddr = qp->saddr;
-	struct socket *sock;
+	struct socket *sock = rcu_dereference(en->sock[ERI_SIM_SOCK_IPV6]);
+	struct in6_addr saddr = qp->saddr, daddr = qp->daddr;
+	__be32 label = cpu_to_be32(qp->flow_label) & IPV6_FLOWLABEL_MASK;
+	struct dst_entry *dst;
+
+	if (!sock)
+		return false;
+	dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
+	if (!dst) {
+		struct flowi6 fl6 = {
+			.daddr = qp->daddr,
+			.saddr = qp->saddr,
+			.flowi6_oif = qp->sdev->netdev->ifindex,
+			.flowi6_proto = IPPROTO_UDP,
+			.flowlabel = ip6_make_flowinfo(qp->tclass, label),
+		};
+
+		dst = ip6_dst_lookup_flow(en->net, sock->sk, &fl6, NULL);
+		if (IS_ERR(dst))
+			return false;
+		saddr = fl6.saddr;
+		dst_cache_set_ip6(&qp->dst_cache, dst, &saddr);
+	}
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, 1);
+	qp->tx_pkts++;
+	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
+			     (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
+			     qp->ttl, label,
+			     htons(0xc000 | (qp->qpn & 0x3fff)),
+			     htons(ERI_UDP_PORT), false);
+	return true;
+}
+#else
+static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
+			      struct sk_buff *skb)
+{
+	return false;
+}
+#endif
+
+/*
+ * eri_sim_pkt_xmit() over IPv4.  qp->lock and the RCU read lock held.
+ * Return: false when there is no socket or no route (@skb untouched).
+ */
+static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
+			      struct sk_buff *skb)
+{
+	struct socket *sock = rcu_dereference(en->sock[ERI_SIM_SOCK_IPV4]);
+	__be32 daddr = qp->daddr.s6_addr32[3];
+	__be32 saddr = qp->saddr.s6_addr32[3];
 	struct rtable *rt;
 
-	lockdep_assert_held(&qp->lock);
-	rcu_read_lock();
-	sock = en ? rcu_dereference(en->sock) : NULL;
 	if (!sock)
-		goto drop;
+		return false;
 	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
 	if (!rt) {
 		struct flowi4 fl4 = {
-			.daddr = qp->daddr,
-			.saddr = qp->saddr,
+			.daddr = daddr,
+			.saddr = saddr,
 			.flowi4_proto = IPPROTO_UDP,
 		};
 
 		rt = ip_route_output_key(en->net, &fl4);
 		if (IS_ERR(rt))
-			goto drop;
+			return false;
 		saddr = fl4.saddr;
 		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, saddr);
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, 1);
 	qp->tx_pkts++;
-	/* ECN-capable transport: routers mark congestion instead of dropping. */
-	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, qp->daddr,
+	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, daddr,
 			    (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
 			    qp->ttl, htons(IP_DF),
 			    htons(0xc000 | (qp->qpn & 0x3fff)),
 			    htons(ERI_UDP_PORT), false, false);
-	rcu_read_unlock();
-	return;
+	return true;
+}
 
-drop:
+/**
+ * eri_sim_pkt_xmit - send a packet of @qp to its peer
+ * @qp: the QP
+ * @skb: from eri_sim_pkt_alloc(), header filled in
+ *
+ * qp->lock held (it covers the route cache).  Consumes @skb; a packet
+ * without a socket or a route is dropped, as on a wire.
+ */
+void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
+{
+	struct eri_sim_net *en = qp->sdev->net;
+	bool sent;
+
+	lockdep_assert_held(&qp->lock);
+	/*
+	 * ECN-capable transport in either family: routers mark congestion
+	 * instead of dropping.
+	 */
+	rcu_read_lock();
+	sent = en && (qp->ipv6 ? eri_sim_pkt_xmit6(qp, en, skb) :
+				 eri_sim_pkt_xmit4(qp, en, skb));
 	rcu_read_unlock();
-	kfree_skb(skb);
+	if (!sent)
+		kfree_skb(skb);
 }
 
 /* The low 32 bits of the clock, for ERI_WIRE timestamps. */

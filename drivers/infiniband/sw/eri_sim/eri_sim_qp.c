@@ -10,7 +10,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/slab.h>
-#include <net/ipv6.h>
+#include <linux/socket.h>
 
 #include "eri_sim_qp.h"
 
@@ -231,22 +231,11 @@ static void eri_sim_qp_reset_locked(struct eri_sim_qp *qp)
 	WRITE_ONCE(qp->dbrec->rq_need_kick, 0);
 }
 
-/* An IPv4-mapped GID to its IPv4 address; IPv6 is for a later version. */
-static bool eri_sim_gid_to_ipv4(const u8 *gid, __be32 *addr)
-{
-	const struct in6_addr *a = (const struct in6_addr *)gid;
-
-	if (!ipv6_addr_v4mapped(a))
-		return false;
-	*addr = a->s6_addr32[3];
-	return true;
-}
-
 static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 				  const struct eri_qp_attr *attr, u32 mask)
 {
-	__be32 saddr = qp->saddr, daddr = qp->daddr;
 	unsigned long flags;
+	int family = 0;
 
 	lockdep_assert_held(&qp->lock);
 	/* Check everything before changing anything. */
@@ -255,10 +244,11 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 	if ((mask & ERI_QP_ATTR_PATH_MTU) &&
 	    (attr->path_mtu_log < 8 || attr->path_mtu_log > 12))
 		return ERI_AQ_STS_BAD_PARAM;
-	if ((mask & ERI_QP_ATTR_AV) &&
-	    (!eri_sim_gid_to_ipv4(attr->sgid, &saddr) ||
-	     !eri_sim_gid_to_ipv4(attr->dgid, &daddr)))
-		return ERI_AQ_STS_BAD_PARAM;
+	if (mask & ERI_QP_ATTR_AV) {
+		family = eri_sim_gid_family(attr->sgid, attr->dgid);
+		if (!family)
+			return ERI_AQ_STS_BAD_PARAM;
+	}
 	if ((mask & ERI_QP_ATTR_DEST_QPN) &&
 	    le32_to_cpu(attr->dest_qpn) > ERI_PSN_MASK)
 		return ERI_AQ_STS_BAD_PARAM;
@@ -284,8 +274,9 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 	if (mask & ERI_QP_ATTR_AV) {
 		memcpy(qp->sgid, attr->sgid, sizeof(qp->sgid));
 		memcpy(qp->dgid, attr->dgid, sizeof(qp->dgid));
-		qp->saddr = saddr;
-		qp->daddr = daddr;
+		memcpy(&qp->saddr, attr->sgid, sizeof(qp->saddr));
+		memcpy(&qp->daddr, attr->dgid, sizeof(qp->daddr));
+		qp->ipv6 = family == AF_INET6;
 		qp->ttl = attr->ttl ? attr->ttl : 64;
 		qp->tclass = attr->traffic_class;
 		qp->flow_label = le32_to_cpu(attr->flow_label);

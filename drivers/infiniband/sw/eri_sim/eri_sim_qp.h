@@ -189,8 +189,10 @@ struct eri_sim_qp {
 	u32 mtu;
 	u32 mtu_log;
 	u32 dest_qpn;
-	__be32 saddr;
-	__be32 daddr;
+	/* The path's addresses; IPv4 ones mapped (::ffff:a.b.c.d). */
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	bool ipv6;		/* saddr and daddr are IPv6 addresses */
 	u8 ttl;
 	u8 tclass;
 	u8 timeout;
@@ -332,9 +334,8 @@ void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn);
 void eri_sim_resp_ack_timeout_locked(struct eri_sim_qp *qp);
 
 /* eri_sim_ud.c */
-struct iphdr;
 void eri_sim_ud_run_locked(struct eri_sim_qp *qp);
-void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
+void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct sk_buff *skb,
 			  const struct eri_wire_hdr *hdr, const void *payload,
 			  u32 len);
 
@@ -386,6 +387,8 @@ void eri_sim_net_exit(void);
 struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 				  struct eri_wire_hdr **hdr);
 void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb);
+int eri_sim_gid_family(const u8 *sgid, const u8 *dgid);
+bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr);
 void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 			     u32 aux);
 u32 eri_sim_now32(void);

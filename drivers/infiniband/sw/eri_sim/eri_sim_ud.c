@@ -5,15 +5,18 @@
  * connection manager's.  A UD message is one packet: it completes once it
  * is handed to the network, is never acknowledged, and a receiver with no
  * receive WQE or another Q_Key drops it.  The receive buffer gets the
- * packet's network header as the 40-byte GRH, then the payload.
+ * packet's network header as the 40-byte GRH, then the payload.  Each
+ * datagram's family follows from its GIDs: IPv4-mapped, or IPv6.
  *
  * Everything here runs with qp->lock held.  The route of the last
  * destination stays in the QP's dst_cache, keyed by qp->saddr and
- * qp->daddr, which a UD QP uses for nothing else.
+ * qp->daddr (and qp->ipv6), which a UD QP uses for nothing else.
  */
 #include <linux/bitfield.h>
-#include <linux/inetdevice.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/dsfield.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 
@@ -24,43 +27,32 @@
 
 /* A UD send WQE as the device copied and checked it. */
 struct eri_sim_ud_wqe {
-	__be32 saddr;
-	__be32 daddr;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	bool ipv6;
 	u32 dest_qpn;
 	u32 qkey;
+	u32 flow_label;
 	u8 hop_limit;
 	u8 tclass;
 };
 
 /*
  * The largest UD message: the port's active MTU, the largest IB MTU whose
- * payload fits in the netdev's MTU after the headers (as the driver
- * computes it for the port).
+ * payload fits in the netdev's MTU after the headers of the largest
+ * family the device carries (as the driver computes it for the port), in
+ * either family.
  */
 static u32 eri_sim_ud_max_len(struct eri_sim_dev *sdev)
 {
+	u32 overhead = IS_ENABLED(CONFIG_IPV6) ? ERI_PKT_OVERHEAD_IPV6 :
+						 ERI_PKT_OVERHEAD_IPV4;
 	u32 link = READ_ONCE(sdev->netdev->mtu);
 	u32 mtu = ERI_SIM_UD_MAX_PAYLOAD;
 
-	while (mtu > 256 && mtu + ERI_WIRE_OVERHEAD > link)
+	while (mtu > 256 && mtu + overhead > link)
 		mtu >>= 1;
 	return mtu;
-}
-
-/* Is @addr an address of the device's own netdev? */
-static bool eri_sim_ud_local_addr(struct eri_sim_qp *qp, __be32 addr)
-{
-	struct eri_sim_net *en = qp->sdev->net;
-	struct net_device *ndev;
-	bool ok;
-
-	if (!en)
-		return false;
-	rcu_read_lock();
-	ndev = __ip_dev_find(dev_net(qp->sdev->netdev), addr, false);
-	ok = ndev == qp->sdev->netdev;
-	rcu_read_unlock();
-	return ok;
 }
 
 /*
@@ -73,9 +65,8 @@ static void eri_sim_ud_decode(struct eri_sim_qp *qp, struct eri_sim_swqe *w,
 	const struct eri_sq_wqe_hdr *h = (const void *)raw;
 	const struct eri_sq_ud_av *av = (const void *)(h + 1);
 	const struct eri_sge *sge = (const void *)(av + 1);
-	const struct in6_addr *dgid = (const void *)av->dgid;
-	const struct in6_addr *sgid = (const void *)av->sgid;
 	u32 hdr = le32_to_cpu(h->hdr);
+	int family;
 
 	memset(w, 0, sizeof(*w));
 	w->opcode = FIELD_GET(ERI_SQ_WQE_HDR_OPCODE, hdr);
@@ -91,17 +82,19 @@ static void eri_sim_ud_decode(struct eri_sim_qp *qp, struct eri_sim_swqe *w,
 		ud->qkey = qp->qkey;
 	ud->hop_limit = av->hop_limit ? av->hop_limit : 64;
 	ud->tclass = av->traffic_class;
+	ud->flow_label = le32_to_cpu(av->flow_label);
 
+	family = eri_sim_gid_family(av->sgid, av->dgid);
 	if ((w->opcode != ERI_SQ_OP_SEND && w->opcode != ERI_SQ_OP_SEND_IMM) ||
-	    ud->dest_qpn > ERI_PSN_MASK ||
-	    !ipv6_addr_v4mapped(dgid) || !ipv6_addr_v4mapped(sgid)) {
+	    ud->dest_qpn > ERI_PSN_MASK || !family) {
 		w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
 		return;
 	}
-	ud->daddr = dgid->s6_addr32[3];
-	ud->saddr = sgid->s6_addr32[3];
+	memcpy(&ud->daddr, av->dgid, sizeof(ud->daddr));
+	memcpy(&ud->saddr, av->sgid, sizeof(ud->saddr));
+	ud->ipv6 = family == AF_INET6;
 	/* The source must be an address of ours: no spoofing from a WQE. */
-	if (!eri_sim_ud_local_addr(qp, ud->saddr)) {
+	if (!eri_sim_local_addr(qp->sdev, &ud->saddr)) {
 		w->status = ERI_CQE_STS_LOC_QP_OP_ERR;
 		return;
 	}
@@ -171,13 +164,16 @@ static u8 eri_sim_ud_send_locked(struct eri_sim_qp *qp,
 		kfree_skb(skb);
 		return ERI_CQE_STS_LOC_PROT_ERR;
 	}
-	if (ud->saddr != qp->saddr || ud->daddr != qp->daddr) {
+	if (!ipv6_addr_equal(&ud->saddr, &qp->saddr) ||
+	    !ipv6_addr_equal(&ud->daddr, &qp->daddr)) {
 		qp->saddr = ud->saddr;
 		qp->daddr = ud->daddr;
+		qp->ipv6 = ud->ipv6;
 		dst_cache_reset(&qp->dst_cache);
 	}
 	qp->ttl = ud->hop_limit;
 	qp->tclass = ud->tclass;
+	qp->flow_label = ud->flow_label;
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, w->length);
 	eri_sim_pkt_xmit(qp, skb);
 	return ERI_CQE_STS_SUCCESS;
@@ -306,10 +302,42 @@ static void eri_sim_ud_complete_locked(struct eri_sim_qp *qp, u8 status,
 		eri_sim_qp_error_locked(qp, ERI_AEQE_QP_FATAL);
 }
 
+/*
+ * The GRH of a datagram in @skb, RoCEv2's layout: for IPv4, 20 bytes of
+ * zeros and the IPv4 header (no options, checksum valid); for IPv6 the
+ * fixed IPv6 header, next header UDP, without extension headers.
+ * Return: the completion's flags for it.
+ */
+static u32 eri_sim_ud_grh(const struct sk_buff *skb, u32 len,
+			  u8 grh[ERI_SIM_GRH_LEN])
+{
+	const struct ipv6hdr *src6 = ipv6_hdr(skb);
+	struct iphdr *ip4 = (struct iphdr *)(grh + 20);
+	struct ipv6hdr *ip6 = (struct ipv6hdr *)grh;
+
+	memset(grh, 0, ERI_SIM_GRH_LEN);
+	/* The version is where both families keep it. */
+	if (ip_hdr(skb)->version == 4) {
+		memcpy(ip4, ip_hdr(skb), sizeof(*ip4));
+		ip4->ihl = 5;
+		ip4->check = 0;
+		ip4->check = ip_fast_csum(ip4, ip4->ihl);
+		return ERI_CQE_HDR_GRH | ERI_CQE_HDR_IPV4;
+	}
+	ip6_flow_hdr(ip6, ipv6_get_dsfield(src6), ip6_flowlabel(src6));
+	ip6->payload_len = htons(sizeof(struct udphdr) +
+				 sizeof(struct eri_wire_hdr) + len);
+	ip6->nexthdr = IPPROTO_UDP;
+	ip6->hop_limit = src6->hop_limit;
+	ip6->saddr = src6->saddr;
+	ip6->daddr = src6->daddr;
+	return ERI_CQE_HDR_GRH;
+}
+
 /**
  * eri_sim_ud_rx_locked - a packet for a UD or GSI QP
  * @qp: the QP the packet names
- * @iph: its IPv4 header
+ * @skb: the packet, its network header IPv4 or IPv6
  * @hdr: its ERI header
  * @payload: its payload
  * @len: payload bytes
@@ -318,13 +346,12 @@ static void eri_sim_ud_complete_locked(struct eri_sim_qp *qp, u8 status,
  * receive WQE) are dropped and counted; a receive WQE too small for the
  * GRH and the payload completes with LOC_LEN_ERR.
  */
-void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
+void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct sk_buff *skb,
 			  const struct eri_wire_hdr *hdr, const void *payload,
 			  u32 len)
 {
 	struct eri_sim_dev *sdev = qp->sdev;
-	u8 grh[ERI_SIM_GRH_LEN] = {};
-	struct iphdr *ip4 = (struct iphdr *)(grh + 20);
+	u8 grh[ERI_SIM_GRH_LEN];
 	struct eri_sim_rwqe r;
 	u32 flags;
 	int ret;
@@ -347,11 +374,7 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
 					   0, 0);
 		return;
 	}
-	/* RoCEv2 style: the IPv4 header in the last 20 bytes of the GRH. */
-	memcpy(ip4, iph, sizeof(*ip4));
-	ip4->ihl = 5;
-	ip4->check = 0;
-	ip4->check = ip_fast_csum(ip4, ip4->ihl);
+	flags = eri_sim_ud_grh(skb, len, grh);
 	if (eri_sim_sgl_copy(qp, r.pdn, r.sge, r.num_sge, 0, grh, sizeof(grh),
 			     true) ||
 	    eri_sim_sgl_copy(qp, r.pdn, r.sge, r.num_sge, sizeof(grh),
@@ -362,7 +385,6 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct iphdr *iph,
 		eri_sim_qp_error_locked(qp, 0);
 		return;
 	}
-	flags = ERI_CQE_HDR_GRH | ERI_CQE_HDR_IPV4;
 	if (hdr->flags & ERI_WIRE_SOLICITED)
 		flags |= ERI_CQE_HDR_SOLICITED;
 	if (hdr->opcode == ERI_OP_UD_SEND_IMM)
