@@ -48,11 +48,19 @@ wait_for() {
 	done
 }
 
-# gid_of IPV4: the IPv4-mapped GID of an address, as sysfs prints it.
-gid_of() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
+# gid_of ADDR: the GID of an address as sysfs prints it: an IPv4 address
+# IPv4-mapped, an IPv6 one in full.
+gid_of() {
+	case $1 in
+	*:*) python3 -c 'import ipaddress, sys
+print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1" ;;
+	*) printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ } ;;
+	esac
+}
 # has_gid DEV GID: DEV's port 1 lists GID.
 has_gid() { cat /sys/class/infiniband/"$1"/ports/1/gids/* 2>/dev/null | grep -qx "$2"; }
-# gid_index DEV IPV4: prints the index of DEV's RoCEv2 GID for IPV4.
+# gid_index DEV ADDR: prints the index of DEV's RoCEv2 GID for ADDR (IPv4
+# or IPv6).
 gid_index() {
 	local f i want
 	want=$(gid_of "$2")
