@@ -103,14 +103,25 @@ bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr)
 	       ipv6_chk_addr(net, addr, sdev->netdev, 1);
 }
 
-/* The device whose netdev owns the packet's destination address. */
+/*
+ * The device whose netdev owns the packet's destination address.  Per
+ * packet: an IPv4 address is looked up once, not once per device.
+ */
 static struct eri_sim_dev *eri_sim_net_find_dev(struct eri_sim_net *en,
 						const struct in6_addr *daddr)
 {
+	struct net_device *ndev = NULL;
 	struct eri_sim_dev *sdev;
+	bool v4 = ipv6_addr_v4mapped(daddr);
 
+	if (v4) {
+		ndev = __ip_dev_find(en->net, daddr->s6_addr32[3], false);
+		if (!ndev)
+			return NULL;
+	}
 	list_for_each_entry_rcu(sdev, &en->devs, net_node)
-		if (eri_sim_local_addr(sdev, daddr))
+		if (v4 ? sdev->netdev == ndev :
+			 eri_sim_local_addr(sdev, daddr))
 			return sdev;
 	return NULL;
 }
