@@ -66,13 +66,19 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	hrtimer_try_to_cancel(&qp->pace_timer);
 }
 
+/* The congestion window, within what the scoreboard can track. */
+static u32 eri_sim_req_cc_window(const struct eri_sim_qp *qp)
+{
+	return min_t(u32, eri_sim_cc_window(&qp->cc), ERI_SIM_REL_WIN);
+}
+
 /*
  * Packets the QP may have in the network: the congestion window, or less
  * while the window after a timeout grows back to it.
  */
 static u32 eri_sim_req_window(const struct eri_sim_qp *qp)
 {
-	u32 win = min_t(u32, eri_sim_cc_window(&qp->cc), ERI_SIM_REL_WIN);
+	u32 win = eri_sim_req_cc_window(qp);
 
 	return qp->rto_win ? min(win, qp->rto_win) : win;
 }
@@ -89,8 +95,7 @@ static void eri_sim_req_grow_rto_win_locked(struct eri_sim_qp *qp, u32 acked)
 	if (!qp->rto_win)
 		return;
 	qp->rto_win += acked;
-	if (qp->rto_win >= min_t(u32, eri_sim_cc_window(&qp->cc),
-				 ERI_SIM_REL_WIN))
+	if (qp->rto_win >= eri_sim_req_cc_window(qp))
 		qp->rto_win = 0;
 }
 
