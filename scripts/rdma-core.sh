@@ -30,11 +30,6 @@ die() { log "error: $*"; exit 1; }
 # Run a command with its stdout sent to stderr, so stdout stays the prefix.
 quiet() { "$@" >&2; }
 
-tarball_ok() {
-	[ -f "$tarball" ] &&
-		echo "$sha256  $tarball" | sha256sum --check --status
-}
-
 # 1. Build dependencies.
 deps=(cmake ninja-build pkg-config gcc libnl-3-dev libnl-route-3-dev
       libudev-dev python3 dpkg-dev cython3)
@@ -50,74 +45,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # 2. Source tarball, from Debian trixie's source package, verified.
-#
-# The URI of the main Debian archive this machine already uses (deb822 files
-# first, then the one-line format), never the security archive.
-debian_uri() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		[ "${f##*/}" = eri-trixie-src.sources ] && continue
-		awk 'tolower($1) == "uris:" {
-			for (i = 2; i <= NF; i++) print $i }' "$f"
-	done
-	if [ -f /etc/apt/sources.list ]; then
-		awk '$1 == "deb" {
-			for (i = 2; i <= NF; i++)
-				if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }' \
-			/etc/apt/sources.list
-	fi
-}
-
-fetch_tarball() {
-	local uri list tmp
-	uri=$(debian_uri | grep -v -- '-security' | grep -m1 '/debian/*$' || true)
-	[ -n "$uri" ] || uri=$(debian_uri | grep -v -- '-security' | head -n1 || true)
-	[ -n "$uri" ] || die "no Debian archive URI found in the apt sources"
-	list=/etc/apt/sources.list.d/eri-trixie-src.sources
-	local entry keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-	entry="# Added by ERI scripts/rdma-core.sh: rdma-core $ver source package.
-Types: deb-src
-URIs: $uri
-Suites: trixie
-Components: main"
-	[ -f "$keyring" ] && entry+=$'\n'"Signed-By: $keyring"
-	if [ "$(cat "$list" 2>/dev/null)" != "$entry" ]; then
-		log "adding deb-src trixie ($uri) as $list"
-		printf '%s\n' "$entry" > "$list"
-	fi
-	log "apt-get update"
-	quiet apt-get update || die "apt-get update failed"
-	tmp=$(mktemp -d)
-	# Let apt's unprivileged downloader write there.
-	id _apt >/dev/null 2>&1 && chown _apt "$tmp"
-	log "apt-get source --download-only rdma-core=$debver"
-	# apt fetches the orig tarball and may then fail on the .dsc: judge
-	# the outcome by the tarball and its hash alone.
-	(cd "$tmp" && apt-get source --download-only "rdma-core=$debver") >&2 ||
-		log "apt-get source failed (tolerated, checking the tarball)"
-	[ -f "$tmp/rdma-core_$ver.orig.tar.gz" ] || {
-		rm -rf "$tmp"
-		die "apt-get source did not fetch rdma-core_$ver.orig.tar.gz"
-	}
-	echo "$sha256  $tmp/rdma-core_$ver.orig.tar.gz" |
-		sha256sum --check --status || {
-		log "got:      $(sha256sum "$tmp/rdma-core_$ver.orig.tar.gz")"
-		log "expected: $sha256"
-		rm -rf "$tmp"
-		die "SHA-256 MISMATCH for rdma-core_$ver.orig.tar.gz"
-	}
-	mkdir -p "$cache"
-	mv "$tmp/rdma-core_$ver.orig.tar.gz" "$tarball.part"
-	mv "$tarball.part" "$tarball"
-	chown "$(id -u):$(id -g)" "$tarball"
-	rm -rf "$tmp"
-}
-
-if ! tarball_ok; then
-	[ -f "$tarball" ] && { log "cached tarball fails its hash, refetching"; rm -f "$tarball"; }
-	fetch_tarball
-fi
+"$top/scripts/debian-source.sh" rdma-core "$debver" "${tarball##*/}" \
+	"$sha256" "$cache" >&2 || die "cannot fetch rdma-core $debver's source"
 
 # 3. Unpack once.
 if [ ! -f "$src/.eri-unpacked" ]; then
