@@ -172,6 +172,27 @@ if [ -x scripts/rdma-core.sh ] || [ -f scripts/rdma-core.sh ]; then
 else
 	skip rdma-core "scripts/rdma-core.sh does not exist yet"
 fi
+# Debian trixie's perftest, built against that rdma-core: for rdma_cm over
+# IPv6 (tests/vm/ipv6.sh), which Debian 12's perftest cannot do.  The VM
+# tests get its bin directory as ERI_PERFTEST.
+perftest_env=()
+perftest() {
+	scripts/perftest.sh "$rdma_core_prefix" > "$logs/perftest.stdout"
+	cat "$logs/perftest.stdout"
+	perftest_env=(--env "ERI_PERFTEST=$(tail -n1 "$logs/perftest.stdout")")
+}
+if [ "$rdma_ok" = 1 ]; then
+	t0=$SECONDS
+	echo "---- perftest: scripts/perftest.sh" >&2
+	if perftest > "$logs/perftest.log" 2>&1 < /dev/null; then
+		pass perftest $((SECONDS - t0))
+	else
+		perftest_env=()
+		fail perftest "$logs/perftest.log" "scripts/perftest.sh failed"
+	fi
+else
+	skip perftest "rdma-core did not build"
+fi
 # liberi's data path on plain memory, no VM (rdma-core/providers/eri/test):
 # built against the rdma-core tree of the step above.
 if [ "$rdma_ok" = 1 ]; then
@@ -207,7 +228,7 @@ for fl in $VM_FLAVOURS; do
 		args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
 		[ -d "build/$ver" ] && args+=(--modules "build/$ver")
 		[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
-		run_step "$name" - scripts/vm-run "${args[@]}" "$t" || true
+		run_step "$name" - scripts/vm-run "${args[@]}" "${perftest_env[@]}" "$t" || true
 	done
 done
 
@@ -253,7 +274,7 @@ if [ "${dtests[*]}" != none ]; then
 			tmo=$(test_meta timeout "${targv[0]}")
 			args=(--kernel 6.12-debug --timeout "${tmo:-900}" --out "$logs/$name" --modules "build/$dbg_rel")
 			[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
-			run_step "$name" - scripts/vm-run "${args[@]}" "${targv[@]}" || true
+			run_step "$name" - scripts/vm-run "${args[@]}" "${perftest_env[@]}" "${targv[@]}" || true
 		done
 	else
 		fail debug-kernel "$logs/debug-kernel.log" "scripts/debug-kernel.sh failed"
