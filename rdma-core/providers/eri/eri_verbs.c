@@ -1659,6 +1659,7 @@ struct ibv_qp *eri_create_qp_ex(struct ibv_context *ibvctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
 	struct eri_context *ctx = to_eri_ctx(ibvctx);
+	struct ibv_qp_init_attr_ex kattr;
 	uint64_t ops = 0, ok;
 	struct eri_qp *qp;
 
@@ -1687,9 +1688,20 @@ struct ibv_qp *eri_create_qp_ex(struct ibv_context *ibvctx,
 		}
 	}
 
-	qp = eri_qp_create(ibvctx, attr);
+	/*
+	 * The kernel hears of neither: no create flag is set, and send ops
+	 * are ours.  A create-flags bit would make libibverbs use the
+	 * extended write command where the ioctl is not used (as on 6.1),
+	 * which our command, the plain CREATE_QP, cannot carry.
+	 */
+	kattr = *attr;
+	kattr.comp_mask &= ~(uint32_t)(IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				       IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	qp = eri_qp_create(ibvctx, &kattr);
 	if (!qp)
 		return NULL;
+	/* What the kernel granted. */
+	attr->cap = kattr.cap;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 		eri_qp_set_send_ops(qp, ops);
 
