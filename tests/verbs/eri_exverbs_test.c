@@ -13,7 +13,9 @@
  *   - ibv_query_device_ex; ibv_create_cq_ex with the standard wc_flags,
  *     completion timestamps refused (EOPNOTSUPP); ibv_create_qp_ex with
  *     every send_ops_flag liberi has, LOCAL_INV and BIND_MW refused, and
- *     the builders not asked for not offered;
+ *     the builders not asked for not offered; CREATE_FLAGS in comp_mask
+ *     with no flag (RC, UD) taken, a flag refused; the FLUSH access
+ *     rights accepted (dropped), an undefined access bit refused;
  *   - SEND (SGE list, inline, inline list, with immediate data), RDMA
  *     WRITE and WRITE with immediate, RDMA READ, CMP_SWP and FETCH_ADD,
  *     each byte for byte (data, immediate, original values, the remote
@@ -738,6 +740,96 @@ static void test_error(void)
 	       wc.vendor_err);
 }
 
+static struct ibv_qp *create_qp_flags(struct side *d, struct ibv_cq_ex *cq,
+				       enum ibv_qp_type type, uint32_t flags)
+{
+	struct ibv_qp_init_attr_ex ia = {
+		.send_cq = ibv_cq_ex_to_cq(cq),
+		.recv_cq = ibv_cq_ex_to_cq(cq),
+		.qp_type = type,
+		.cap = {
+			.max_send_wr = 8,
+			.max_recv_wr = 8,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = d->pd,
+		.create_flags = flags,
+	};
+
+	return ibv_create_qp_ex(d->ctx, &ia);
+}
+
+/*
+ * IBV_QP_INIT_ATTR_CREATE_FLAGS with no flag set is no request (rdma-core's
+ * tests send it at random); a flag set is refused.
+ */
+static void test_create_flags(struct side *d, struct ibv_cq_ex *cq,
+			      enum ibv_qp_type type)
+{
+	const char *t = type == IBV_QPT_UD ? "UD" : "RC";
+	struct ibv_qp *qp;
+
+	errno = 0;
+	qp = create_qp_flags(d, cq, type, 0);
+	report(qp, "ibv_create_qp_ex, %s, CREATE_FLAGS with no flag (%s)", t,
+	       qp ? "created" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	errno = 0;
+	qp = create_qp_flags(d, cq, type, IBV_QP_CREATE_SCATTER_FCS);
+	report(!qp && errno == EOPNOTSUPP,
+	       "ibv_create_qp_ex, %s, with SCATTER_FCS: EOPNOTSUPP (%s)", t,
+	       qp ? "created" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+/* INIT with access flags @access.  Return: 0 or the errno. */
+static int qp_init_access(struct ibv_qp *qp, unsigned int access)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = access,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+/*
+ * The FLUSH rights (which ERI does not carry) are accepted and dropped, on
+ * every kernel; a bit no kernel defines is refused.
+ */
+static void test_access_flags(struct side *d, struct ibv_cq_ex *cq)
+{
+	unsigned int flush = IBV_ACCESS_FLUSH_GLOBAL |
+			     IBV_ACCESS_FLUSH_PERSISTENT;
+	struct ibv_qp *qp;
+	int err;
+
+	qp = create_qp_flags(d, cq, IBV_QPT_RC, 0);
+	if (!qp) {
+		report(false, "RC QP for the access flags (%s)",
+		       strerror(errno));
+		return;
+	}
+	err = qp_init_access(qp, IBV_ACCESS_REMOTE_WRITE | flush);
+	report(!err, "INIT with REMOTE_WRITE and both FLUSH rights (%s)",
+	       err ? strerror(err) : "ok");
+	ibv_destroy_qp(qp);
+	qp = create_qp_flags(d, cq, IBV_QPT_RC, 0);
+	if (!qp)
+		return;
+	err = qp_init_access(qp, IBV_ACCESS_REMOTE_WRITE | 1U << 12);
+	report(err == EINVAL, "INIT with access bit 12 (undefined): EINVAL (%s)",
+	       err ? strerror(err) : "accepted");
+	ibv_destroy_qp(qp);
+}
+
 static void test_create(void)
 {
 	struct side *a = &s[0];
@@ -785,6 +877,9 @@ static void test_create(void)
 	       "ibv_create_qp_ex with RDMA_WRITE alone offers only wr_rdma_write");
 	if (qp)
 		ibv_destroy_qp(qp);
+	test_create_flags(a, cq, IBV_QPT_RC);
+	test_create_flags(a, cq, IBV_QPT_UD);
+	test_access_flags(a, cq);
 	ibv_destroy_cq(ibv_cq_ex_to_cq(cq));
 }
 
