@@ -42,6 +42,7 @@
 #include <infiniband/verbs.h>
 
 #include "tap.h"
+#include "verbs_util.h"
 
 #define NQP		4		/* QPs of the contention checks */
 #define WINDOW		16		/* atomics in flight per QP */
@@ -49,14 +50,6 @@
 #define RES_SLOTS	4096		/* results per QP */
 
 static int timeout_s = 10;
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct dev {
 	const char *name;
@@ -87,17 +80,9 @@ static struct dev devs[2];
 
 static bool open_dev(struct dev *d, const char *name, int gid_index)
 {
-	struct ibv_device **list;
-	int i, n;
-
 	d->name = name;
 	d->gid_index = gid_index;
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	d->ctx = open_device_by_name(name);
 	report(d->ctx, "open %s", name);
 	if (!d->ctx)
 		return false;
@@ -174,45 +159,15 @@ static int clamp_rd(int v)
 /* RESET -> INIT -> RTR -> RTS, connected to @peer. */
 static int connect_qp(struct qpend *q, struct qpend *peer, int access)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct rc_path p;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	err = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer->qp->qp_num;
-	a.rq_psn = 0xfffff0;		/* atomics cross the PSN wrap */
-	a.max_dest_rd_atomic = clamp_rd(q->d->attr.max_qp_rd_atom);
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->d->gid;
-	a.ah_attr.grh.sgid_index = q->d->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0xfffff0;
-	a.max_rd_atomic = clamp_rd(q->d->attr.max_qp_init_rd_atom);
-	return ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc_path_init(&p, q->d->gid_index, &peer->d->gid, peer->qp->qp_num);
+	p.access = access;
+	p.rq_psn = 0xfffff0;		/* atomics cross the PSN wrap */
+	p.sq_psn = 0xfffff0;
+	p.max_dest_rd_atomic = clamp_rd(q->d->attr.max_qp_rd_atom);
+	p.max_rd_atomic = clamp_rd(q->d->attr.max_qp_init_rd_atom);
+	return rc_connect(q->qp, &p, NULL);
 }
 
 #define ACC_ALL	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ | \

@@ -48,6 +48,7 @@
 #include <infiniband/verbs.h>
 
 #include "tap.h"
+#include "verbs_util.h"
 
 #define BUF_LEN		(256 * 1024)
 #define QKEY		0x11220000
@@ -60,14 +61,6 @@
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
 static int timeout_s = 10;
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 struct side {
 	const char *name;
@@ -88,17 +81,9 @@ static struct side s[2];
 
 static bool open_side(struct side *d, const char *name, int gid_index)
 {
-	struct ibv_device **list;
-	int i, n;
-
 	d->name = name;
 	d->gid_index = gid_index;
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	d->ctx = open_device_by_name(name);
 	report(d->ctx, "open %s", name);
 	if (!d->ctx)
 		return false;
@@ -161,46 +146,14 @@ static struct ibv_qp *create_qpx(struct side *d, struct ibv_cq_ex *cq,
 static int connect_rc(struct side *d, struct ibv_qp *qp, struct side *peer,
 		      uint32_t pqpn)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct rc_path p;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_ATOMIC;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = pqpn;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->gid;
-	a.ah_attr.grh.sgid_index = d->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 100;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc_path_init(&p, d->gid_index, &peer->gid, pqpn);
+	p.access = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE |
+		   IBV_ACCESS_REMOTE_ATOMIC;
+	p.rq_psn = 100;
+	p.sq_psn = 100;
+	return rc_connect(qp, &p, NULL);
 }
 
 /*

@@ -36,7 +36,8 @@
 #include <rdma/rdma_netlink.h>
 #include <infiniband/verbs.h>
 
-static int passed, failed;
+#include "tap.h"
+#include "verbs_util.h"
 
 static double now(void)
 {
@@ -45,19 +46,6 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (cond) {						\
-			passed++;					\
-			printf("ok - ");				\
-		} else {						\
-			failed++;					\
-			printf("not ok - ");				\
-		}							\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	} while (0)
 
 static int failnth_fd = -1;
 
@@ -134,44 +122,14 @@ static struct ibv_qp *create_qp(struct ctx *c)
 static int to_rts(struct ibv_qp *qp, const union ibv_gid *gid, int gid_index,
 		  const char **stage)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
-	};
+	struct rc_path p;
 
-	*stage = "INIT";
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
-	a.rq_psn = 1;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *gid;
-	a.ah_attr.grh.sgid_index = gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	*stage = "RTR";
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 1;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	*stage = "RTS";
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc_path_init(&p, gid_index, gid, qp->qp_num);
+	p.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	p.rq_psn = 1;
+	p.sq_psn = 1;
+	p.min_rnr_timer = 12;
+	return rc_connect(qp, &p, stage);
 }
 
 /*
@@ -429,7 +387,7 @@ static int link_main(const char *name, const char *netdev)
 		perror("NETLINK_RDMA socket");
 		return 1;
 	}
-	CHECK(!eri_left(), "no ERI device before");
+	report(!eri_left(), "no ERI device before");
 	/* Past the last allocation twice in a row: done. */
 	for (n = 1; in_a_row < 2 && n < 1000; n++) {
 		failnth_arm(n);
@@ -471,17 +429,16 @@ static int link_main(const char *name, const char *netdev)
 	       tolerated);
 	printf("# device creation failed at %d allocation points of %d (%.0f s)\n",
 	       nfail, n - 1, now() - t0);
-	CHECK(nfail > 0, "some allocation failures were injected");
-	CHECK(!leftovers, "failed creations left nothing behind");
-	CHECK(!spurious, "no creation failed without an injected failure");
-	CHECK(!link_add(name, netdev), "creation works after the injected failures");
+	report(nfail > 0, "some allocation failures were injected");
+	report(!leftovers, "failed creations left nothing behind");
+	report(!spurious, "no creation failed without an injected failure");
+	report(!link_add(name, netdev), "creation works after the injected failures");
 	printf("# %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct ctx c = { 0 };
 	union ibv_gid gid;
 	int gid_index;
@@ -502,18 +459,15 @@ int main(int argc, char **argv)
 	}
 	if (link)
 		return link_main(argv[2], argv[3]);
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			c.ctx = ibv_open_device(list[i]);
-	CHECK(c.ctx, "open %s", argv[1]);
+	c.ctx = open_device_by_name(argv[1]);
+	report(c.ctx, "open %s", argv[1]);
 	if (!c.ctx)
 		return 1;
 	c.pd = ibv_alloc_pd(c.ctx);
 	c.cq = ibv_create_cq(c.ctx, 256, NULL, NULL, 0);
 	c.buf = calloc(1, 1 << 20);
 	gid_index = find_gid(c.ctx, &gid);
-	CHECK(c.pd && c.cq && c.buf && gid_index >= 0, "PD, CQ, buffer and GID");
+	report(c.pd && c.cq && c.buf && gid_index >= 0, "PD, CQ, buffer and GID");
 	if (!c.pd || !c.cq || !c.buf || gid_index < 0)
 		return 1;
 
@@ -538,21 +492,20 @@ int main(int argc, char **argv)
 		}
 		printf("# %s: n = 1..%d, %.1f s\n", step_name[i], n - 1, now() - t0);
 		if (step_may_not_allocate[i] && !nfail)
-			CHECK(1, "%s: no ERI allocation to fail # SKIP", step_name[i]);
+			report(1, "%s: no ERI allocation to fail # SKIP", step_name[i]);
 		else
-			CHECK(nfail > 0, "%s: %d injected allocation failures",
-			      step_name[i], nfail);
-		CHECK(clean, "%s: every injected failure ended in a clean error or success",
-		      step_name[i]);
-		CHECK(!spurious && in_a_row >= 10,
-		      "%s: never failed without an injected failure (%d did)",
-		      step_name[i], spurious);
+			report(nfail > 0, "%s: %d injected allocation failures",
+			       step_name[i], nfail);
+		report(clean, "%s: every injected failure ended in a clean error or success",
+		       step_name[i]);
+		report(!spurious && in_a_row >= 10,
+		       "%s: never failed without an injected failure (%d did)",
+		       step_name[i], spurious);
 	}
 
-	CHECK(!ibv_destroy_cq(c.cq), "destroy CQ");
-	CHECK(!ibv_dealloc_pd(c.pd), "dealloc PD");
-	CHECK(!ibv_close_device(c.ctx), "close device");
-	ibv_free_device_list(list);
+	report(!ibv_destroy_cq(c.cq), "destroy CQ");
+	report(!ibv_dealloc_pd(c.pd), "dealloc PD");
+	report(!ibv_close_device(c.ctx), "close device");
 	free(c.buf);
 	printf("# %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -16,27 +16,14 @@
 #include <sys/mman.h>
 #include <infiniband/verbs.h>
 
-static int passed, failed;
-
-#define CHECK(cond, ...)						\
-	do {								\
-		if (cond) {						\
-			passed++;					\
-			printf("ok - ");				\
-		} else {						\
-			failed++;					\
-			printf("not ok - ");				\
-		}							\
-		printf(__VA_ARGS__);					\
-		printf("\n");						\
-	} while (0)
+#include "tap.h"
+#include "verbs_util.h"
 
 static const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
 		      IBV_ACCESS_REMOTE_WRITE;
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct ibv_context *ctx = NULL;
 	struct ibv_device_attr dattr = {};
 	struct ibv_mr *mrs[8], *mr, *again;
@@ -50,17 +37,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
 		return 2;
 	}
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
-	CHECK(ctx, "open %s", argv[1]);
+	ctx = open_device_by_name(argv[1]);
+	report(ctx, "open %s", argv[1]);
 	if (!ctx)
 		return 1;
-	CHECK(!ibv_query_device(ctx, &dattr), "query device (atomic_cap %d)",
-	      dattr.atomic_cap);
+	report(!ibv_query_device(ctx, &dattr), "query device (atomic_cap %d)",
+	       dattr.atomic_cap);
 	pd = ibv_alloc_pd(ctx);
-	CHECK(pd, "alloc PD");
+	report(pd, "alloc PD");
 	if (!pd)
 		return 1;
 	buf = aligned_alloc(4096, (8 << 20) + 8192);
@@ -68,16 +52,16 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < 4; i++) {
 		mrs[i] = ibv_reg_mr(pd, buf + offsets[i], sizes[i], rw);
-		CHECK(mrs[i] && mrs[i]->lkey == mrs[i]->rkey &&
-		      mrs[i]->length == sizes[i],
-		      "register %zu bytes at offset %zu (lkey %#x)", sizes[i],
-		      offsets[i], mrs[i] ? mrs[i]->lkey : 0);
+		report(mrs[i] && mrs[i]->lkey == mrs[i]->rkey &&
+		       mrs[i]->length == sizes[i],
+		       "register %zu bytes at offset %zu (lkey %#x)", sizes[i],
+		       offsets[i], mrs[i] ? mrs[i]->lkey : 0);
 		if (!mrs[i])
 			return 1;
 		for (j = 0; j < i; j++)
 			if (mrs[j]->lkey == mrs[i]->lkey)
 				break;
-		CHECK(j == i, "key %#x is unique", mrs[i]->lkey);
+		report(j == i, "key %#x is unique", mrs[i]->lkey);
 	}
 
 	/* Huge pages, where the machine has them: the device takes 2 MiB pages. */
@@ -89,7 +73,7 @@ int main(int argc, char **argv)
 		if (huge != MAP_FAILED) {
 			memset(huge, 1, 4 << 20);
 			mr = ibv_reg_mr(pd, huge, 4 << 20, rw);
-			CHECK(mr, "register 4 MiB of huge pages");
+			report(mr, "register 4 MiB of huge pages");
 			if (mr)
 				ibv_dereg_mr(mr);
 			munmap(huge, 4 << 20);
@@ -100,38 +84,38 @@ int main(int argc, char **argv)
 
 	/* Bad requests. */
 	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_REMOTE_WRITE);
-	CHECK(!mr && errno == EINVAL,
-	      "remote write without local write is refused (errno %d)", errno);
+	report(!mr && errno == EINVAL,
+	       "remote write without local write is refused (errno %d)", errno);
 	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_REMOTE_ATOMIC);
-	CHECK(!mr && errno == EINVAL,
-	      "remote atomic without local write is refused (errno %d)", errno);
+	report(!mr && errno == EINVAL,
+	       "remote atomic without local write is refused (errno %d)", errno);
 	/* Remote atomics: granted where the device has them, refused else. */
 	mr = ibv_reg_mr(pd, buf, 4096,
 			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC);
 	if (dattr.atomic_cap != IBV_ATOMIC_NONE) {
-		CHECK(mr, "remote atomic is granted (atomic_cap %d)",
-		      dattr.atomic_cap);
+		report(mr, "remote atomic is granted (atomic_cap %d)",
+		       dattr.atomic_cap);
 		if (mr)
-			CHECK(!ibv_dereg_mr(mr), "deregister the atomic region");
+			report(!ibv_dereg_mr(mr), "deregister the atomic region");
 	} else {
-		CHECK(!mr && errno == EOPNOTSUPP,
-		      "remote atomic is refused: no atomics (errno %d)", errno);
+		report(!mr && errno == EOPNOTSUPP,
+		       "remote atomic is refused: no atomics (errno %d)", errno);
 	}
 	mr = ibv_reg_mr(pd, (void *)4096, 4096, rw);
-	CHECK(!mr && errno == EFAULT, "unmapped memory is refused (errno %d)",
-	      errno);
+	report(!mr && errno == EFAULT, "unmapped memory is refused (errno %d)",
+	       errno);
 	mr = ibv_reg_mr(pd, buf, 4096, IBV_ACCESS_MW_BIND | rw);
-	CHECK(!mr, "memory window binding is refused (errno %d)", errno);
+	report(!mr, "memory window binding is refused (errno %d)", errno);
 
 	/* A freed index comes back with another variant. */
 	{
 		unsigned int old = mrs[0]->lkey;
 
-		CHECK(!ibv_dereg_mr(mrs[0]), "deregister %#x", old);
+		report(!ibv_dereg_mr(mrs[0]), "deregister %#x", old);
 		mrs[0] = ibv_reg_mr(pd, buf, 1, rw);
-		CHECK(mrs[0] && mrs[0]->lkey != old,
-		      "re-registration gets a new key (%#x, was %#x)",
-		      mrs[0] ? mrs[0]->lkey : 0, old);
+		report(mrs[0] && mrs[0]->lkey != old,
+		       "re-registration gets a new key (%#x, was %#x)",
+		       mrs[0] ? mrs[0]->lkey : 0, old);
 	}
 
 	/* Many cycles: keys and pinned pages are given back. */
@@ -144,14 +128,13 @@ int main(int argc, char **argv)
 			break;
 		n++;
 	}
-	CHECK(n == 2000, "2000 registration cycles (%d done)", n);
+	report(n == 2000, "2000 registration cycles (%d done)", n);
 
 	for (i = 0; i < 4; i++)
-		CHECK(mrs[i] && !ibv_dereg_mr(mrs[i]), "deregister region %d",
-		      i);
-	CHECK(!ibv_dealloc_pd(pd), "dealloc PD");
-	CHECK(!ibv_close_device(ctx), "close device");
-	ibv_free_device_list(list);
+		report(mrs[i] && !ibv_dereg_mr(mrs[i]), "deregister region %d",
+		       i);
+	report(!ibv_dealloc_pd(pd), "dealloc PD");
+	report(!ibv_close_device(ctx), "close device");
 	free(buf);
 	printf("# %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

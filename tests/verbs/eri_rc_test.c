@@ -64,6 +64,7 @@
 #include <infiniband/verbs.h>
 
 #include "tap.h"
+#include "verbs_util.h"
 
 #define MAX_SGE		16
 #define GUARD		64		/* guard bytes on each side of a window */
@@ -158,14 +159,6 @@ static void rnd_fill(uint8_t *p, size_t n)
 /* ------------------------------------------------------------ time */
 
 static int timeout_s = 10;
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* The per-step timeout, longer for large transfers (TCG is slow). */
 static int step_ms(size_t bytes)
@@ -272,18 +265,11 @@ static int find_gid_sysfs(struct dev *d)
 
 static bool open_dev(struct dev *d, const char *name)
 {
-	struct ibv_device **list;
 	int64_t deadline;
 	char s[64];
-	int i, n;
 
 	d->name = name;
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	d->ctx = open_device_by_name(name);
 	report(d->ctx, "open %s", name);
 	if (!d->ctx)
 		return false;
@@ -389,49 +375,21 @@ static uint8_t clamp_rd(int v)
 /* RESET -> INIT -> RTR -> RTS, connected to peer. */
 static int connect_qp(struct pair *p, struct qpend *q, struct qpend *peer)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct rc_path path;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qp_access_flags = full_access;
-	err = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = path_mtu;
-	a.dest_qp_num = peer->qp->qp_num;
-	a.rq_psn = peer->psn;
-	a.max_dest_rd_atomic = p->dest_rd_atomic;
-	a.min_rnr_timer = p->cfg.min_rnr_timer;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->e->d->gid;
-	a.ah_attr.grh.sgid_index = q->e->d->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.sl = 0;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = p->cfg.timeout;
-	a.retry_cnt = p->cfg.retry_cnt;
-	a.rnr_retry = p->cfg.rnr_retry;
-	a.sq_psn = q->psn;
-	a.max_rd_atomic = p->rd_atomic;
-	return ibv_modify_qp(q->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc_path_init(&path, q->e->d->gid_index, &peer->e->d->gid,
+		     peer->qp->qp_num);
+	path.access = full_access;
+	path.mtu = path_mtu;
+	path.rq_psn = peer->psn;
+	path.sq_psn = q->psn;
+	path.max_dest_rd_atomic = p->dest_rd_atomic;
+	path.max_rd_atomic = p->rd_atomic;
+	path.min_rnr_timer = p->cfg.min_rnr_timer;
+	path.timeout = p->cfg.timeout;
+	path.retry_cnt = p->cfg.retry_cnt;
+	path.rnr_retry = p->cfg.rnr_retry;
+	return rc_connect(q->qp, &path, NULL);
 }
 
 /*

@@ -41,6 +41,7 @@
 #include <infiniband/verbs.h>
 
 #include "tap.h"
+#include "verbs_util.h"
 
 #define NQP		4
 #define MSG		256
@@ -62,27 +63,11 @@ static struct dev devs[2];
 static struct ibv_qp *qp0[NQP], *qp1[NQP];
 static struct ibv_srq *srq;
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static bool open_dev(struct dev *d, const char *name, int gid_index)
 {
-	struct ibv_device **list;
-	int i, n;
-
 	d->name = name;
 	d->gid_index = gid_index;
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			d->ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	d->ctx = open_device_by_name(name);
 	report(d->ctx, "open %s", name);
 	if (!d->ctx)
 		return false;
@@ -122,45 +107,11 @@ static struct ibv_qp *make_qp(struct dev *d, struct ibv_srq *s)
 static int connect_qp(struct ibv_qp *q, struct dev *d, struct ibv_qp *peer,
 		      struct dev *pd)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct rc_path p;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE;
-	err = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer->qp_num;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = pd->gid;
-	a.ah_attr.grh.sgid_index = d->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_AV |
-			    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc_path_init(&p, d->gid_index, &pd->gid, peer->qp_num);
+	p.access = IBV_ACCESS_LOCAL_WRITE;
+	return rc_connect(q, &p, NULL);
 }
 
 /* Post @n receives to the SRQ: wr_id base + i, buffer (base + i) % NBUF. */
