@@ -5,10 +5,10 @@
 # get IPv6 addresses from 2001:2::/48 (RFC 5180's benchmarking prefix,
 # nodad so that they are usable at once) beside their IPv4 ones; ib_core
 # lists them (and the link-local ones) as RoCEv2 GIDs.  Over them:
-# ibv_rc_pingpong (global and link-local) and ibv_ud_pingpong with the
-# IPv6 GID (-g, buffers checked), rping -V and
-# ucmatose at the IPv6 addresses (rdma_cm, its MADs over the GSI QPs),
-# perftest with the IPv6 GID (-x).  Each run must have crossed the veth as
+# ibv_rc_pingpong (global and link-local), ibv_srq_pingpong (4 QPs on one
+# SRQ) and ibv_ud_pingpong with the IPv6 GID (-g, buffers checked), rping
+# -V, ucmatose and perftest -R at the IPv6 addresses (rdma_cm, its MADs
+# over the GSI QPs), perftest with the IPv6 GID (-x).  Each run must have crossed the veth as
 # UDP over IPv6 and not over IPv4: the receiving namespace's Udp6InDatagrams
 # grows by at least the messages sent (the device's UDP socket counts what
 # it takes), its UDP/IPv4 count not at all.  The out-of-band TCP exchange
@@ -95,6 +95,11 @@ over_ipv6 100 server_client_port \
 	"ibv_rc_pingpong -g link-local IPv6 -s 4096, 100 iterations, checked" "$port" \
 	ibv_rc_pingpong -d "$D1" -g "$L1" -s 4096 -n 100 -c -p "$port" -- \
 	ibv_rc_pingpong -d "$D0" -g "$L0" -s 4096 -n 100 -c -p "$port" "$B"
+port=$((port + 1))
+over_ipv6 200 server_client_port \
+	"ibv_srq_pingpong -g IPv6 -q 4 -s 4096, 200 iterations, checked" "$port" \
+	ibv_srq_pingpong -d "$D1" -g "$H1" -q 4 -s 4096 -n 200 -c -p "$port" -- \
+	ibv_srq_pingpong -d "$D0" -g "$H0" -q 4 -s 4096 -n 200 -c -p "$port" "$B"
 for size in 1024 0; do
 	port=$((port + 1))
 	over_ipv6 200 server_client \
