@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shlex
 import signal
 import subprocess
@@ -45,6 +46,8 @@ CONTENDERS = {
 
 KIB = 1024
 MIB = 1024 * 1024
+SOCKPERF_MAX_MSG = 65507
+IPERF3_MAX_BLOCK = 1 * MIB
 
 GRIDS = {
     "quick": {
@@ -525,7 +528,9 @@ def one_run(c, info, test, size, qps, grid):
     rec = {}
     if c == "tcp":
         if kind == "lat":
-            msg = max(size, 14)          # sockperf's smallest message
+            # sockperf's messages are 14 to 65507 bytes (its UDP limit,
+            # over TCP too): 64 KiB is measured as 65507.
+            msg = min(max(size, 14), SOCKPERF_MAX_MSG)
             rec["tool_size"] = msg
             srv = ["sockperf", "sr", "--tcp", "-i", ipb, "-p", str(port), "--no-rdtsc"]
             cli = ["sockperf", "pp", "--tcp", "-i", ipb, "-p", str(port),
@@ -534,9 +539,13 @@ def one_run(c, info, test, size, qps, grid):
         else:
             srv = ["iperf3", "-s", "-1", "-B", ipb, "-p", str(port)]
             # The same volume per stream as perftest moves per QP.
+            # iperf3 writes at most 1 MiB at a time: larger sizes move
+            # the same volume in 1 MiB writes.
+            blk = min(size, IPERF3_MAX_BLOCK)
+            rec["tool_size"] = blk
             cli = ["iperf3", "-c", ipb, "-B", ipa, "-p", str(port), "-J",
                    "-n", str(bw_iters(grid, size) * size),
-                   "-l", str(size), "-P", str(qps)]
+                   "-l", str(blk), "-P", str(qps)]
     else:
         tool = "ib_%s_%s" % (op, kind)
         base = [tool, "-F", "-p", str(port), "-s", str(size)]
@@ -669,6 +678,11 @@ def main():
     ap.add_argument("--set", action="append", default=[], metavar="KEY=V[,V...]",
                     help="override a grid entry, e.g. --set bw_sizes=64,65536")
     args = ap.parse_args()
+    # siw pins memory against RLIMIT_MEMLOCK even for root (rdma_rxe and
+    # ERI let CAP_IPC_LOCK pass): without this its 4 MiB and 4-QP 1 MiB
+    # runs fail to register their buffers.  Inherited by every tool.
+    resource.setrlimit(resource.RLIMIT_MEMLOCK,
+                       (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
     OUT = args.out
     os.makedirs(OUT, exist_ok=True)
     if args.budget:
