@@ -67,17 +67,23 @@ GRIDS = {
     },
     "full": {
         "lat_ops": ["send", "write", "read"],
-        "lat_sizes": [2, 64, 1 * KIB, 4 * KIB, 16 * KIB, 64 * KIB],
+        "lat_sizes": [2, 4 * KIB, 64 * KIB],
         "lat_iters": 1000,
         "bw_ops": ["write", "read", "send"],
-        "bw_sizes": [64, 1 * KIB, 4 * KIB, 64 * KIB, 1 * MIB, 4 * MIB],
+        "bw_sizes": [64, 64 * KIB, 4 * MIB],
         "bw_qps": [1, 4],
-        "bw_bytes": 16 * MIB, "bw_min_iters": 8, "bw_max_iters": 50000,
-        "tcp_lat_secs": 6,
+        # perftest takes no fewer than 5 iterations.
+        "bw_bytes": 2 * MIB, "bw_min_iters": 5, "bw_max_iters": 20000,
+        # Volumes sized to the contender (see plan_iters): each run moves
+        # about target_s seconds' worth, but at least lat_min_iters
+        # exchanges (a p99 from 300 samples) or bw_min_bytes per QP (past
+        # a slow start).
+        "target_s": 1.0, "lat_min_iters": 300, "bw_min_bytes": 512 * KIB,
+        "tcp_lat_secs": 2,
         "conditions": ["loss0", "loss0.1", "loss1", "loss5",
                        "delay250", "loss1+delay250"],
         "repeats": 3,
-        "lat_timeout": 90, "bw_timeout": 120,
+        "lat_timeout": 45, "bw_timeout": 60,
     },
 }
 
@@ -519,8 +525,80 @@ def bw_iters(grid, size):
     return max(grid["bw_min_iters"], min(grid["bw_max_iters"], grid["bw_bytes"] // size))
 
 
-def one_run(c, info, test, size, qps, grid):
-    """One measurement of contender c; returns the record (without context)."""
+def clamp(v, lo, hi):
+    return max(lo, min(hi, v))
+
+
+def plan_iters(grid, kind, size, qps, est):
+    """Iterations (per QP) for one run.
+
+    Without target_s in the grid (quick mode) every contender moves the
+    same fixed volume.  With it (full mode) the volume follows the
+    contender: est is its expected rate in this cell (bytes/s for
+    bandwidth, microseconds per exchange for latency; see estimate()), and
+    the run is sized to last about target_s seconds, so a contender a
+    hundred times slower under loss still ends inside its timeout, and a
+    fast one is measured over more than its start-up.  No estimate yet
+    (the first size of a series): the fixed volume.
+    """
+    target = grid.get("target_s")
+    if kind == "lat":
+        if not target or not est:
+            return grid["lat_iters"]
+        return int(clamp(target * 1e6 / est, grid["lat_min_iters"], grid["lat_iters"]))
+    if not target or not est:
+        return bw_iters(grid, size)
+    lo = min(max(grid["bw_min_iters"], -(-grid.get("bw_min_bytes", 0) // size)),
+             grid["bw_max_iters"])
+    return int(clamp(target * est / (size * qps), lo, grid["bw_max_iters"]))
+
+
+def estimate(hist, kind, size, qps):
+    """Expected rate of a contender in a cell, from its earlier runs.
+
+    hist maps (qps, size) to the rates measured so far in this series
+    (one condition, contender and test): bytes/s for bandwidth, mean
+    microseconds per exchange (a round trip; a read) for latency.  The
+    cell's own earlier repetitions come first.  Else the nearest smaller
+    size, scaled by sqrt(size ratio): bandwidth grows with message size (at
+    most 4x here: a rate that did not grow gives a run 4x shorter than the
+    target, one that grew more a longer one), and so does latency (an
+    overestimate only costs samples, never fewer than lat_min_iters).  Else
+    the same size at another QP count.
+    """
+    own = hist.get((qps, size))
+    if own:
+        return sorted(own)[len(own) // 2]
+    smaller = sorted(s for (q, s) in hist if q == qps and s < size and hist[(q, s)])
+    if smaller:
+        s0 = smaller[-1]
+        v = sorted(hist[(qps, s0)])[len(hist[(qps, s0)]) // 2]
+        f = (size / s0) ** 0.5
+        return v * (f if kind == "lat" else min(f, 4.0))
+    for (q, s), vals in hist.items():
+        if s == size and vals:
+            return sorted(vals)[len(vals) // 2]
+    return None
+
+
+def measured_rate(rec, kind):
+    """The rate plan_iters needs, from one successful run (None if none)."""
+    m = rec.get("metrics") or {}
+    if rec.get("status") != "ok":
+        return None
+    if kind == "lat":
+        # perftest and sockperf report half the round trip, except for reads.
+        rt = 1 if rec.get("test", "").startswith("read") else 2
+        return m["avg_us"] * rt if m.get("avg_us") else None
+    return m["bw_MBps"] * 1e6 if m.get("bw_MBps") else None
+
+
+def one_run(c, info, test, size, qps, grid, iters):
+    """One measurement of contender c; returns the record (without context).
+
+    iters: exchanges (latency) or messages per QP (bandwidth), from
+    plan_iters(); TCP's ping-pong runs for tcp_lat_secs instead.
+    """
     ipa, ipb = addrs(c)
     port = next_port()
     op, kind = test.split("_")          # e.g. "send_lat" -> ("send", "lat")
@@ -538,23 +616,23 @@ def one_run(c, info, test, size, qps, grid):
                    "--no-rdtsc"]
         else:
             srv = ["iperf3", "-s", "-1", "-B", ipb, "-p", str(port)]
-            # The same volume per stream as perftest moves per QP.
-            # iperf3 writes at most 1 MiB at a time: larger sizes move
+            # The same volume per stream as perftest moves per QP.  iperf3 writes at most 1 MiB at a time: larger sizes move
             # the same volume in 1 MiB writes.
             blk = min(size, IPERF3_MAX_BLOCK)
             rec["tool_size"] = blk
+            # -n is the volume of all streams together.
             cli = ["iperf3", "-c", ipb, "-B", ipa, "-p", str(port), "-J",
-                   "-n", str(bw_iters(grid, size) * size),
+                   "-n", str(iters * size * qps),
                    "-l", str(blk), "-P", str(qps)]
     else:
         tool = "ib_%s_%s" % (op, kind)
         base = [tool, "-F", "-p", str(port), "-s", str(size)]
         if kind == "lat":
-            base += ["-n", str(grid["lat_iters"])]
+            base += ["-n", str(iters)]
         else:
             # Iterations, not -D: perftest's duration mode reports 0 MB/s
             # for siw under TCG (its cycle counter calibration fails).
-            base += ["-n", str(bw_iters(grid, size)), "-q", str(qps)]
+            base += ["-n", str(iters), "-q", str(qps)]
         dev0, dev1 = info["devices"]
         if c == "siw":
             # iWARP connects through rdma_cm.
@@ -596,7 +674,7 @@ def one_run(c, info, test, size, qps, grid):
         if kind == "lat":
             msgs = (m.get("iters") or 0) * (1 if op == "read" else 2)
         else:
-            msgs = bw_iters(grid, size) * qps
+            msgs = iters * qps
         if msgs:
             m["sq_kicks"] = k1 - k0
             m["syscalls_per_msg"] = round((k1 - k0) / msgs, 4)
@@ -608,7 +686,7 @@ def one_run(c, info, test, size, qps, grid):
         # A ping-pong moves at least one packet per message each way.
         need_pk = iters
     else:
-        app = m.get("bytes") or bw_iters(grid, size) * size * qps
+        app = m.get("bytes") or iters * size * qps
         need_pk = 1
         if not m["bw_MBps"] > 0:
             rec.update(status="failed", tool_error=True,
@@ -741,6 +819,13 @@ def main():
         qdisc = set_condition(names, cond)
         log("condition %s: %s" % (cond, qdisc))
         tcp_done = {}
+        # (contender, test) -> {(qps, size): [rates]}: what plan_iters sizes
+        # the next runs by (see estimate()); per condition.
+        hist = {}
+        # (contender, test, size, qps) of cells whose run timed out: a
+        # contender that could not finish a cell does not get another
+        # timeout's worth of tries at it.
+        timed_out = {}
         for (test, size, qps) in allcells:
             for rep in range(grid["repeats"]):
                 k = rep % len(names)
@@ -759,16 +844,25 @@ def main():
                         emit(dict(base, status="failed",
                                   reason="contender unavailable: " + avail[c].get("reason", "?")))
                         continue
-                    cell_to = grid["lat_timeout"] if test.endswith("_lat") else grid["bw_timeout"]
+                    kind = t_test.split("_")[1]
+                    cell = (c, t_test, size, qps)
+                    if cell in timed_out:
+                        emit(dict(base, status="skipped",
+                                  reason="not repeated: rep %d timed out" % timed_out[cell]))
+                        continue
+                    cell_to = grid["lat_timeout"] if kind == "lat" else grid["bw_timeout"]
                     if DEADLINE and time.monotonic() + cell_to + 5 > DEADLINE:
                         emit(dict(base, status="skipped",
                                   reason="harness time budget exhausted (--budget)"))
                         continue
+                    series = hist.setdefault((c, t_test), {})
+                    iters = plan_iters(grid, kind, size, qps,
+                                       estimate(series, kind, size, qps))
                     t1 = time.monotonic()
                     tries = []
                     while True:
                         try:
-                            rec = one_run(c, avail[c], test, size, qps, grid)
+                            rec = one_run(c, avail[c], test, size, qps, grid, iters)
                         except Exception as e:  # never let one run stop the grid
                             rec = {"status": "failed", "reason": "harness error: %r" % e}
                         # perftest's clock calibration fails now and then under
@@ -782,6 +876,12 @@ def main():
                     if tries:
                         rec["discarded_attempts"] = tries
                     rec.update(base)
+                    rec["planned_iters"] = iters
+                    rate = measured_rate(rec, kind)
+                    if rate:
+                        series.setdefault((qps, size), []).append(rate)
+                    if rec.get("status") == "timeout":
+                        timed_out[cell] = rep
                     rec["elapsed_s"] = round(time.monotonic() - t1, 2)
                     emit(rec)
                     m = rec.get("metrics", {})
