@@ -56,18 +56,7 @@ t0=$SECONDS
 # ------------------------------------------------------------------ host tools
 # perftest runs in the guest from the host's root; gnuplot draws the plots.
 pkgs=(perftest iperf3 sockperf gnuplot-nox python3 iproute2 iputils-ping)
-missing=()
-for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	[ "$(id -u)" = 0 ] || die "need root to install ${missing[*]}"
-	apt-cache show "${missing[@]}" >/dev/null 2>&1 || apt-get update -qq
-	say "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null >&2
-fi
+scripts/debian-packages.sh "${pkgs[@]}" || die "cannot install ${pkgs[*]}"
 
 # ------------------------------------------------------------------ builds
 rel=$(scripts/kernel.sh version "$flavour")

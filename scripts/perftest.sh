@@ -39,16 +39,7 @@ if [ -f "$stamp" ] && [ -x "$prefix/bin/ib_send_lat" ]; then
 fi
 
 # 1. Build dependencies: the tarball ships its configure script.
-missing=()
-for p in gcc make libpci-dev; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	log "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y \
-		--no-install-recommends "${missing[@]}" >&2
-fi
+"$top/scripts/debian-packages.sh" gcc make libpci-dev || die "cannot install its build dependencies"
 
 # 2. Source tarball, verified.
 "$top/scripts/debian-source.sh" perftest "$debver" "${tarball##*/}" \

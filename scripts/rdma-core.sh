@@ -27,22 +27,10 @@ prefix=$base/prefix
 log() { echo "rdma-core: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# Run a command with its stdout sent to stderr, so stdout stays the prefix.
-quiet() { "$@" >&2; }
-
 # 1. Build dependencies.
 deps=(cmake ninja-build pkg-config gcc libnl-3-dev libnl-route-3-dev
       libudev-dev python3 dpkg-dev cython3)
-missing=()
-for p in "${deps[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-	log "installing ${missing[*]}"
-	quiet env DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y --no-install-recommends "${missing[@]}"
-fi
+"$top/scripts/debian-packages.sh" "${deps[@]}" || die "cannot install ${deps[*]}"
 
 # 2. Source tarball, from Debian trixie's source package, verified.
 "$top/scripts/debian-source.sh" rdma-core "$debver" "${tarball##*/}" \

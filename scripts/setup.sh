@@ -29,34 +29,8 @@ PKGS=(
 say() { echo "setup: $*"; }
 die() { echo "setup: $*" >&2; exit 1; }
 
-missing_pkgs() {
-	# dpkg-query prints nothing for unknown packages, and fails when it
-	# meets one (under set -e and pipefail that would end this function
-	# before it printed anything): compare against the list.
-	local installed
-	installed=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null |
-		awk '$1 == "ii" { print $2 }') || true
-	local p
-	for p in "$@"; do
-		grep -qxF "$p" <<<"$installed" || echo "$p"
-	done
-}
-
 ensure_pkgs() {
-	local missing p
-	mapfile -t missing < <(missing_pkgs "$@")
-	[ ${#missing[@]} -eq 0 ] && return 0
-	[ "$(id -u)" = 0 ] || die "need root to install: ${missing[*]}"
-	for p in "${missing[@]}"; do
-		if ! apt-cache show "$p" >/dev/null 2>&1; then
-			say "$p unknown to apt: apt-get update"
-			apt-get update -qq
-			break
-		fi
-	done
-	say "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		-o Dpkg::Use-Pty=0 "${missing[@]}" </dev/null
+	"$top/scripts/debian-packages.sh" "$@"
 }
 
 t0=$SECONDS
