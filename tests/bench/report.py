@@ -188,6 +188,22 @@ def table(meta, summ, names, conds, extra):
                  "; ".join("%s = %s" % (c, " ".join(meta["conditions"][c]) or "none")
                            for c in conds), meta["grid"]["repeats"]))
     L.append("")
+    g = meta["grid"]
+    if g.get("target_s"):
+        L.append("Volumes follow the contender: each run moves about %g s of traffic at "
+                 "the rate the contender showed earlier in the cell (or, for its first "
+                 "repetition, at the next smaller size), but at least %d exchanges for "
+                 "latency (at most %d) and %s per QP for bandwidth; a run that timed "
+                 "out (%d s for latency, %d s for bandwidth) is not repeated.  Each "
+                 "run's iteration count is in results.json (planned_iters)." % (
+                     g["target_s"], g["lat_min_iters"], g["lat_iters"],
+                     human(g["bw_min_bytes"]), g["lat_timeout"], g["bw_timeout"]))
+    else:
+        L.append("Every contender moves the same volume per run: %d exchanges for "
+                 "latency, %s per QP for bandwidth (%d to %d messages)." % (
+                     g["lat_iters"], human(g["bw_bytes"]), g["bw_min_iters"],
+                     g["bw_max_iters"]))
+    L.append("")
     L.append("### ERI / best peer")
     L.append("")
     L.append("Each cell: ERI's median divided by the best peer's median, the peer, and "
