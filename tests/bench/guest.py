@@ -553,6 +553,10 @@ def plan_iters(grid, kind, size, qps, est):
     return int(clamp(target * est / (size * qps), lo, grid["bw_max_iters"]))
 
 
+def upper_median(vals):
+    return sorted(vals)[len(vals) // 2]
+
+
 def estimate(hist, kind, size, qps):
     """Expected rate of a contender in a cell, from its earlier runs.
 
@@ -568,16 +572,16 @@ def estimate(hist, kind, size, qps):
     """
     own = hist.get((qps, size))
     if own:
-        return sorted(own)[len(own) // 2]
+        return upper_median(own)
     smaller = sorted(s for (q, s) in hist if q == qps and s < size and hist[(q, s)])
     if smaller:
         s0 = smaller[-1]
-        v = sorted(hist[(qps, s0)])[len(hist[(qps, s0)]) // 2]
+        v = upper_median(hist[(qps, s0)])
         f = (size / s0) ** 0.5
         return v * (f if kind == "lat" else min(f, 4.0))
     for (q, s), vals in hist.items():
         if s == size and vals:
-            return sorted(vals)[len(vals) // 2]
+            return upper_median(vals)
     return None
 
 
@@ -616,8 +620,9 @@ def one_run(c, info, test, size, qps, grid, iters):
                    "--no-rdtsc"]
         else:
             srv = ["iperf3", "-s", "-1", "-B", ipb, "-p", str(port)]
-            # The same volume per stream as perftest moves per QP.  iperf3 writes at most 1 MiB at a time: larger sizes move
-            # the same volume in 1 MiB writes.
+            # The same volume per stream as perftest moves per QP.  iperf3
+            # writes at most 1 MiB at a time: larger sizes move the same
+            # volume in 1 MiB writes.
             blk = min(size, IPERF3_MAX_BLOCK)
             rec["tool_size"] = blk
             # -n is the volume of all streams together.
