@@ -521,12 +521,12 @@ def parse_iperf3(text):
             "retransmits": e.get("sum_sent", {}).get("retransmits")}
 
 
-def bw_iters(grid, size):
-    return max(grid["bw_min_iters"], min(grid["bw_max_iters"], grid["bw_bytes"] // size))
-
-
 def clamp(v, lo, hi):
     return max(lo, min(hi, v))
+
+
+def bw_iters(grid, size):
+    return clamp(grid["bw_bytes"] // size, grid["bw_min_iters"], grid["bw_max_iters"])
 
 
 def plan_iters(grid, kind, size, qps, est):

@@ -8,10 +8,10 @@
 # ibv_rc_pingpong (global and link-local), ibv_srq_pingpong (4 QPs on one
 # SRQ) and ibv_ud_pingpong with the IPv6 GID (-g, buffers checked), rping
 # -V, ucmatose and perftest -R at the IPv6 addresses (rdma_cm, its MADs
-# over the GSI QPs), perftest with the IPv6 GID (-x).  Each run must have crossed the veth as
-# UDP over IPv6 and not over IPv4: the receiving namespace's Udp6InDatagrams
-# grows by at least the messages sent (the device's UDP socket counts what
-# it takes), its UDP/IPv4 count not at all.  The out-of-band TCP exchange
+# over the GSI QPs), perftest with the IPv6 GID (-x).  Each run must have
+# crossed the veth as UDP over IPv6 and not over IPv4: the receiving
+# namespace's Udp6InDatagrams grows by at least the messages sent (the
+# device's UDP socket counts what it takes), its UDP/IPv4 count not at all.  The out-of-band TCP exchange
 # of the pingpongs and perftest stays on IPv4: only the RDMA traffic is the
 # test's.  A path whose GIDs are of two families is refused (AH, QP);
 # IPv4 still works beside IPv6.  perftest -R at IPv6 addresses runs with
