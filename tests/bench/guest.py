@@ -77,13 +77,16 @@ GRIDS = {
         # Volumes sized to the contender (see plan_iters): each run moves
         # about target_s seconds' worth, but at least lat_min_iters
         # exchanges (a p99 from 300 samples) or bw_min_bytes per QP (past
-        # a slow start).
-        "target_s": 1.0, "lat_min_iters": 300, "bw_min_bytes": 512 * KIB,
+        # a slow start).  Under TCG a run's start-up (two perftest
+        # processes, device open, connection) takes longer than its
+        # traffic: half a second of traffic is measured over thousands of
+        # messages, and the grid fits in two hours.
+        "target_s": 0.5, "lat_min_iters": 300, "bw_min_bytes": 256 * KIB,
         "tcp_lat_secs": 2,
         "conditions": ["loss0", "loss0.1", "loss1", "loss5",
                        "delay250", "loss1+delay250"],
         "repeats": 3,
-        "lat_timeout": 45, "bw_timeout": 60,
+        "lat_timeout": 30, "bw_timeout": 40,
     },
 }
 
@@ -539,17 +542,23 @@ def plan_iters(grid, kind, size, qps, est):
     the run is sized to last about target_s seconds, so a contender a
     hundred times slower under loss still ends inside its timeout, and a
     fast one is measured over more than its start-up.  No estimate yet
-    (the first size of a series): the fixed volume.
+    (the first size of a series): the smallest volume, which the next
+    repetitions then size up (a fixed larger volume took a contender that
+    crawls under 5% loss most of a timeout at 64 B).
     """
     target = grid.get("target_s")
     if kind == "lat":
-        if not target or not est:
+        if not target:
             return grid["lat_iters"]
+        if not est:
+            return grid["lat_min_iters"]
         return int(clamp(target * 1e6 / est, grid["lat_min_iters"], grid["lat_iters"]))
-    if not target or not est:
+    if not target:
         return bw_iters(grid, size)
     lo = min(max(grid["bw_min_iters"], -(-grid.get("bw_min_bytes", 0) // size)),
              grid["bw_max_iters"])
+    if not est:
+        return lo
     return int(clamp(target * est / (size * qps), lo, grid["bw_max_iters"]))
 
 
