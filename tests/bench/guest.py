@@ -72,6 +72,10 @@ GRIDS = {
         "bw_ops": ["write", "read", "send"],
         "bw_sizes": [64, 64 * KIB, 4 * MIB],
         "bw_qps": [1, 4],
+        # With more than one QP, one size: how a contender spreads over
+        # QPs.  Every 4-QP size would double the grid's time (4 MiB on 4
+        # QPs is 80 MiB per run at perftest's least 5 iterations).
+        "bw_multi_qp_sizes": [64 * KIB],
         # perftest takes no fewer than 5 iterations.
         "bw_bytes": 2 * MIB, "bw_min_iters": 5, "bw_max_iters": 20000,
         # Volumes sized to the contender (see plan_iters): each run moves
@@ -741,6 +745,13 @@ def one_run(c, info, test, size, qps, grid, iters):
     return rec
 
 
+def bw_sizes_for(grid, qps):
+    """Bandwidth sizes measured with qps QPs (see bw_multi_qp_sizes)."""
+    if qps > 1 and "bw_multi_qp_sizes" in grid:
+        return grid["bw_multi_qp_sizes"]
+    return grid["bw_sizes"]
+
+
 def cells(grid):
     out = []
     for op in grid["lat_ops"]:
@@ -748,7 +759,7 @@ def cells(grid):
             out.append(("%s_lat" % op, s, 1))
     for op in grid["bw_ops"]:
         for q in grid["bw_qps"]:
-            for s in grid["bw_sizes"]:
+            for s in bw_sizes_for(grid, q):
                 out.append(("%s_bw" % op, s, q))
     return out
 

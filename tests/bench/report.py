@@ -22,6 +22,8 @@ import statistics
 import subprocess
 import sys
 
+from guest import bw_sizes_for
+
 ORDER = ["eri", "rxe", "siw", "tcp"]
 LABEL = {"eri": "ERI", "rxe": "rdma_rxe", "siw": "siw", "tcp": "TCP"}
 COLOR = {"eri": "#d62728", "rxe": "#1f77b4", "siw": "#2ca02c", "tcp": "#7f7f7f"}
@@ -131,7 +133,7 @@ def rows(meta):
                             "ib_%s_lat %s %s [%s]" % (op, human(s), title, unit), better))
     for op in g["bw_ops"]:
         for q in g["bw_qps"]:
-            for s in g["bw_sizes"]:
+            for s in bw_sizes_for(g, q):
                 qn = "%d QP%s" % (q, "s" if q > 1 else "")
                 out.append(("%s_bw" % op, s, q, "bw_MBps",
                             "ib_%s_bw %s %s [MB/s]" % (op, human(s), qn), "higher"))
@@ -365,7 +367,7 @@ def plot(outdir, meta, summ, names):
     for op in g["bw_ops"]:
         for q in g["bw_qps"]:
             panels = []
-            for size in g["bw_sizes"]:
+            for size in bw_sizes_for(g, q):
                 series = []
                 for c in names:
                     t = peer_test(c, "%s_bw" % op)
