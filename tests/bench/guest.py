@@ -73,8 +73,8 @@ GRIDS = {
         "bw_sizes": [64, 64 * KIB, 4 * MIB],
         "bw_qps": [1, 4],
         # With more than one QP, one size: how a contender spreads over
-        # QPs.  Every 4-QP size would double the grid's time (4 MiB on 4
-        # QPs is 80 MiB per run at perftest's least 5 iterations).
+        # QPs.  4 MiB on 4 QPs (80 MiB a run at perftest's least 5
+        # iterations) and 64 B on 4 QPs took half of a condition's time.
         "bw_multi_qp_sizes": [64 * KIB],
         # perftest takes no fewer than 5 iterations.
         "bw_bytes": 2 * MIB, "bw_min_iters": 5, "bw_max_iters": 20000,
