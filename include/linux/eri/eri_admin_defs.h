@@ -120,7 +120,8 @@ struct eri_aq_device_attr {
 	u8 sq_wqe_shift;
 	u8 rq_wqe_shift;
 	u8 cqe_shift;
-	u8 reserved1[3];
+	u8 ud_sq_wqe_shift;		/* send WQEs of UD and GSI QPs */
+	u8 reserved1[2];
 	__le32 max_fast_reg_pages;	/* pages of a fast-registration region */
 	__le32 cc_algos;		/* BIT(enum eri_cc_algo) implemented */
 	u8 cc_default;			/* enum eri_cc_algo after a reset */
@@ -295,11 +296,12 @@ enum eri_qp_type {
 
 /*
  * CREATE_QP: queue pair @qpn of PD @pdn, in state RESET.  The send queue
- * holds 2^sq_depth_log WQEs of 2^sq_wqe_shift bytes at sq_addr, the receive
- * queue 2^rq_depth_log WQEs of 2^rq_wqe_shift bytes at rq_addr (both rings
- * physically contiguous); the struct eri_qp_dbrec at dbrec_addr carries the
- * producer indexes and the kick flags.  Completions of each queue go to CQ
- * send_cqn or recv_cqn, which must exist.
+ * holds 2^sq_depth_log WQEs of 2^sq_wqe_shift bytes (2^ud_sq_wqe_shift for
+ * UD and GSI QPs) at sq_addr, the receive queue 2^rq_depth_log WQEs of
+ * 2^rq_wqe_shift bytes at rq_addr (both rings physically contiguous); the
+ * struct eri_qp_dbrec at dbrec_addr carries the producer indexes and the
+ * kick flags.  Completions of each queue go to CQ send_cqn or recv_cqn,
+ * which must exist.
  *
  * With SRQ set the QP (RC or UD, not GSI) has no receive queue of its own:
  * it receives from shared receive queue @srqn, which must exist; rq_addr

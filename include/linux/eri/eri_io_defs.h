@@ -225,9 +225,11 @@ static_assert(sizeof(struct eri_sq_atomic) == 16);
 #define ERI_ATOMIC_LEN			8
 
 /*
- * UD send WQE (QP types UD and GSI): the 32-byte header, then this 48-byte
+ * UD send WQE (QP types UD and GSI), 2^ERI_SQ_UD_WQE_SHIFT bytes, the slot
+ * size of these QPs' send queues: the 32-byte header, then this 48-byte
  * address vector, then NUM_SGE struct eri_sge (at most ERI_SQ_UD_MAX_SGE)
- * or, with INLINE, @length bytes of data (at most ERI_SQ_UD_MAX_INLINE).
+ * or, with INLINE, @length bytes of data (at most ERI_SQ_UD_MAX_INLINE);
+ * the rest of the slot is reserved.  The limits are those of an RC WQE.
  * Only SEND and SEND_IMM; the message is one packet, at most the port's
  * active MTU.  GIDs are IPv6 addresses, IPv4 ones mapped (::ffff:a.b.c.d),
  * both of one family (IPv6 only with ERI_DEV_CAP_IPV6); @sgid must be an
@@ -248,13 +250,15 @@ struct eri_sq_ud_av {
 
 static_assert(sizeof(struct eri_sq_ud_av) == 48);
 
-#define ERI_SQ_UD_MAX_SGE		3
-#define ERI_SQ_UD_MAX_INLINE		48
+#define ERI_SQ_UD_WQE_SHIFT		8
+#define ERI_SQ_UD_WQE_SIZE		BIT(ERI_SQ_UD_WQE_SHIFT)
+#define ERI_SQ_UD_MAX_SGE		ERI_SQ_WQE_MAX_SGE
+#define ERI_SQ_UD_MAX_INLINE		ERI_SQ_WQE_MAX_INLINE
 
 static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
-	      ERI_SQ_UD_MAX_SGE * sizeof(struct eri_sge) == ERI_SQ_WQE_SIZE);
+	      ERI_SQ_UD_MAX_SGE * sizeof(struct eri_sge) <= ERI_SQ_UD_WQE_SIZE);
 static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
-	      ERI_SQ_UD_MAX_INLINE == ERI_SQ_WQE_SIZE);
+	      ERI_SQ_UD_MAX_INLINE <= ERI_SQ_UD_WQE_SIZE);
 
 #define ERI_RQ_WQE_SHIFT		7
 #define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)

@@ -79,7 +79,8 @@ struct eri_ibv_create_qp_resp {
 	__u32 dbrec_size;
 	__u8 sq_depth_log;
 	__u8 rq_depth_log;
-	__u8 reserved[2];
+	__u8 sq_wqe_shift;	/* log2 of this QP's SQ WQE size; 0: the context's */
+	__u8 reserved;
 };
 
 /*

@@ -94,6 +94,7 @@ struct eri_wq {
 	void *ring;
 	size_t ring_size;
 	uint32_t depth_log;
+	uint32_t wqe_shift;		/* log2 of the WQE size */
 	uint32_t max_wr;		/* at most 2^depth_log */
 	uint32_t max_sge;
 	uint16_t pi;			/* free-running producer index */

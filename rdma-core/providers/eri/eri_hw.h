@@ -137,10 +137,12 @@ static_assert(sizeof(struct eri_sq_atomic) == 16, "eri_sq_atomic size");
 #define ERI_ATOMIC_LEN			8
 
 /*
- * UD send WQE: the header, then this address vector, then NUM_SGE struct
- * eri_sge (at most ERI_SQ_UD_MAX_SGE) or, with INLINE, @length bytes of data
- * (at most ERI_SQ_UD_MAX_INLINE).  SEND and SEND_IMM only; one packet, at
- * most the port's active MTU.  A @qkey with bit 31 set stands for the QP's.
+ * UD send WQE, 2^ERI_SQ_UD_WQE_SHIFT bytes (a UD QP's send queue slot): the
+ * header, then this address vector, then NUM_SGE struct eri_sge (at most
+ * ERI_SQ_UD_MAX_SGE) or, with INLINE, @length bytes of data (at most
+ * ERI_SQ_UD_MAX_INLINE); the rest is reserved.  SEND and SEND_IMM only; one
+ * packet, at most the port's active MTU.  A @qkey with bit 31 set stands for
+ * the QP's.
  */
 struct eri_sq_ud_av {
 	uint8_t dgid[16];
@@ -153,15 +155,18 @@ struct eri_sq_ud_av {
 	uint8_t reserved[2];
 };
 
-#define ERI_SQ_UD_MAX_SGE		3
-#define ERI_SQ_UD_MAX_INLINE		48
+#define ERI_SQ_UD_WQE_SHIFT		8
+#define ERI_SQ_UD_WQE_SIZE		BIT(ERI_SQ_UD_WQE_SHIFT)
+#define ERI_SQ_UD_MAX_SGE		ERI_SQ_WQE_MAX_SGE
+#define ERI_SQ_UD_MAX_INLINE		ERI_SQ_WQE_MAX_INLINE
 
 static_assert(sizeof(struct eri_sq_ud_av) == 48, "eri_sq_ud_av size");
 static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
-	      ERI_SQ_UD_MAX_SGE * sizeof(struct eri_sge) == ERI_SQ_WQE_SIZE,
+	      ERI_SQ_UD_MAX_SGE * sizeof(struct eri_sge) <= ERI_SQ_UD_WQE_SIZE,
 	      "UD WQE with SGEs");
 static_assert(sizeof(struct eri_sq_wqe_hdr) + sizeof(struct eri_sq_ud_av) +
-	      ERI_SQ_UD_MAX_INLINE == ERI_SQ_WQE_SIZE, "UD WQE with inline data");
+	      ERI_SQ_UD_MAX_INLINE <= ERI_SQ_UD_WQE_SIZE,
+	      "UD WQE with inline data");
 
 #define ERI_RQ_WQE_SHIFT		7
 #define ERI_RQ_WQE_SIZE			BIT(ERI_RQ_WQE_SHIFT)

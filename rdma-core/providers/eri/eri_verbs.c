@@ -705,6 +705,7 @@ static int eri_wq_init(struct eri_wq *wq, struct ibv_context *ibvctx,
 		return EINVAL;
 
 	wq->depth_log = depth_log;
+	wq->wqe_shift = wqe_shift;
 	wq->max_wr = min_t(uint32_t, max_wr, 1U << depth_log);
 	wq->max_sge = max_sge;
 	wq->wr_id = calloc(1U << depth_log, sizeof(*wq->wr_id));
@@ -735,6 +736,7 @@ static struct eri_qp *eri_qp_create(struct ibv_context *ibvctx,
 	struct eri_context *ctx = to_eri_ctx(ibvctx);
 	struct eri_create_qp_resp resp = {};
 	struct eri_create_qp cmd = {};
+	uint32_t sq_wqe_shift;
 	struct eri_qp *qp;
 	int err;
 
@@ -772,9 +774,18 @@ static struct eri_qp *eri_qp_create(struct ibv_context *ibvctx,
 		err = EINVAL;
 		goto err_destroy;
 	}
+	/*
+	 * A UD send WQE is twice an RC one; a kernel that does not say so
+	 * has the UD format this provider no longer writes.
+	 */
+	sq_wqe_shift = resp.sq_wqe_shift ? resp.sq_wqe_shift : ctx->sq_wqe_shift;
+	if (sq_wqe_shift != (qp->ud ? ERI_SQ_UD_WQE_SHIFT : ERI_SQ_WQE_SHIFT)) {
+		err = EOPNOTSUPP;
+		goto err_destroy;
+	}
 
 	err = eri_wq_init(&qp->sq, ibvctx, resp.sq_mmap_key,
-			  resp.sq_size, resp.sq_depth_log, ERI_SQ_WQE_SHIFT,
+			  resp.sq_size, resp.sq_depth_log, sq_wqe_shift,
 			  attr->cap.max_send_wr,
 			  min_t(uint32_t, attr->cap.max_send_sge,
 				qp->ud ? ERI_SQ_UD_MAX_SGE :
@@ -1043,7 +1054,7 @@ static int eri_build_ud_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
 
 	/* The slot is free: the device completed what it held. */
-	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
+	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << sq->wqe_shift));
 	wqe->length = htole32((uint32_t)total);
 	wqe->imm_data = op == ERI_SQ_OP_SEND_IMM ? wr->imm_data : 0;
 	wqe->inv_rkey = 0;
@@ -1088,8 +1099,8 @@ static int eri_build_atomic_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 		hdr |= ERI_SQ_WQE_HDR_FENCE;
 
 	/* The slot is free: the device completed what it held. */
-	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
-	memset(wqe, 0, ERI_SQ_WQE_SIZE);
+	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << sq->wqe_shift));
+	memset(wqe, 0, (size_t)1 << sq->wqe_shift);
 	wqe->hdr = htole32(hdr);
 	wqe->length = htole32(wr->sg_list[0].length);
 	wqe->remote_addr = htole64(wr->wr.atomic.remote_addr);
@@ -1170,7 +1181,7 @@ static int eri_build_send_wqe(struct eri_qp *qp, const struct ibv_send_wr *wr,
 	hdr |= FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
 
 	/* The slot is free: the device completed what it held. */
-	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << ERI_SQ_WQE_SHIFT));
+	wqe = (void *)((uint8_t *)sq->ring + ((size_t)slot << sq->wqe_shift));
 	wqe->length = htole32((uint32_t)total);
 	wqe->imm_data = (op == ERI_SQ_OP_SEND_IMM ||
 			 op == ERI_SQ_OP_WRITE_IMM) ? wr->imm_data : 0;

@@ -60,6 +60,7 @@ int eri_com_query_device(struct eri_com_dev *com,
 	attr->sq_wqe_shift = r->sq_wqe_shift;
 	attr->rq_wqe_shift = r->rq_wqe_shift;
 	attr->cqe_shift = r->cqe_shift;
+	attr->ud_sq_wqe_shift = r->ud_sq_wqe_shift;
 out_free:
 	eri_com_buf_free(com, &buf);
 	return ret;

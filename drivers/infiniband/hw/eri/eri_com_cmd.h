@@ -33,6 +33,7 @@ struct eri_com_dev_attr {
 	u8 sq_wqe_shift;
 	u8 rq_wqe_shift;
 	u8 cqe_shift;
+	u8 ud_sq_wqe_shift;
 };
 
 struct eri_com_port_attr {

@@ -106,6 +106,8 @@ static void eri_defs_test_device_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_device_attr, max_mtu), 74);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_device_attr, max_qp_rd_atom), 76);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_device_attr, cqe_shift), 80);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_device_attr,
+				       ud_sq_wqe_shift), 81);
 	KUNIT_EXPECT_EQ(test, sizeof(struct eri_aq_device_attr), 128);
 	KUNIT_EXPECT_EQ(test, sizeof(struct eri_aq_query_device_cmd),
 			ERI_AQ_SQE_SIZE);
@@ -254,6 +256,10 @@ static void eri_defs_test_qp_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ERI_QPT_GSI, 2);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_ud_av, dest_qpn), 32);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_sq_ud_av, hop_limit), 44);
+	/* A UD WQE takes what an RC one does: six SGEs or 96 bytes inline. */
+	KUNIT_EXPECT_EQ(test, ERI_SQ_UD_WQE_SIZE, 256);
+	KUNIT_EXPECT_EQ(test, ERI_SQ_UD_MAX_SGE, ERI_SQ_WQE_MAX_SGE);
+	KUNIT_EXPECT_EQ(test, ERI_SQ_UD_MAX_INLINE, ERI_SQ_WQE_MAX_INLINE);
 	KUNIT_EXPECT_EQ(test, ERI_QPS_ERR, 6);
 }
 

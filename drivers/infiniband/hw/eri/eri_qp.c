@@ -43,7 +43,9 @@
 
 /*
  * Check the requested capabilities; report what the QP really gets.  A UD
- * send WQE gives room to the address vector: fewer SGEs, less inline data.
+ * send WQE is twice the size of an RC one, with the same room for SGEs and
+ * inline data after the address vector: every QP type takes the device's
+ * max_send_sge and max_inline_data.
  */
 static int eri_qp_caps(struct eri_dev *edev, struct ib_qp_cap *cap, bool ud,
 		       bool srq, u32 *sq_depth_log, u32 *rq_depth_log)
@@ -97,7 +99,7 @@ static int eri_qp_alloc_queues(struct eri_dev *edev, struct eri_qp *qp,
 	int ret;
 
 	ret = eri_qmem_alloc(edev, uctx, &qp->sq.mem,
-			     BIT(qp->sq.depth_log) << ERI_SQ_WQE_SHIFT);
+			     BIT(qp->sq.depth_log) << qp->sq.wqe_shift);
 	if (ret)
 		goto err_free;
 	if (!qp->srq) {
@@ -141,6 +143,7 @@ static int eri_qp_copy_resp(struct eri_qp *qp, struct ib_udata *udata)
 		.rq_size = qp->srq ? 0 : qp->rq.mem.buf->size,
 		.dbrec_size = qp->db.buf->size,
 		.sq_depth_log = qp->sq.depth_log,
+		.sq_wqe_shift = qp->sq.wqe_shift,
 		.rq_depth_log = qp->rq.depth_log,
 	};
 
@@ -202,7 +205,9 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (init->srq && (type == ERI_QPT_GSI || !eri_srq_max_wr(edev)))
 		return -EOPNOTSUPP;
 	if (edev->attr.sq_wqe_shift != ERI_SQ_WQE_SHIFT ||
-	    edev->attr.rq_wqe_shift != ERI_RQ_WQE_SHIFT)
+	    edev->attr.rq_wqe_shift != ERI_RQ_WQE_SHIFT ||
+	    (type != ERI_QPT_RC &&
+	     edev->attr.ud_sq_wqe_shift != ERI_SQ_UD_WQE_SHIFT))
 		return -EOPNOTSUPP;
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
@@ -228,6 +233,8 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->srq = init->srq ? to_eri_srq(init->srq) : NULL;
 	qp->user = !!uctx;
 	qp->cap = init->cap;
+	qp->sq.wqe_shift = type == ERI_QPT_RC ? ERI_SQ_WQE_SHIFT :
+						ERI_SQ_UD_WQE_SHIFT;
 	qp->sq.max_sge = init->cap.max_send_sge;
 	qp->rq.max_sge = init->cap.max_recv_sge;
 	qp->max_inline = init->cap.max_inline_data;
@@ -857,7 +864,7 @@ static void eri_sges_encode(struct eri_sge *sge, const struct ib_sge *sg_list,
  * @qp: the QP
  * @wr: the work request
  * @op: the WQE's opcode
- * @wqe: the WQE, ERI_SQ_WQE_SIZE bytes
+ * @wqe: the WQE, 2^qp->sq.wqe_shift bytes
  *
  * Return: the opcode and the SIGNALED, SOLICITED and FENCE bits @wr (or the
  * QP's sq_sig_all) asks for; the device ignores those that do not apply.
@@ -867,7 +874,7 @@ u32 eri_sq_wqe_start(const struct eri_qp *qp, const struct ib_send_wr *wr,
 {
 	u32 hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, op);
 
-	memset(wqe, 0, ERI_SQ_WQE_SIZE);
+	memset(wqe, 0, BIT(qp->sq.wqe_shift));
 	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sq_sig_all)
 		hdr |= ERI_SQ_WQE_HDR_SIGNALED;
 	if (wr->send_flags & IB_SEND_SOLICITED)
@@ -1106,6 +1113,7 @@ int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct eri_wq *sq = &qp->sq;
 	unsigned long flags;
 	bool posted = false, kick = false;
+	void *wqe;
 	int ret = 0;
 
 	if (qp->user) {
@@ -1132,14 +1140,11 @@ int eri_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
+		wqe = sq->mem.buf->va + ((size_t)slot << sq->wqe_shift);
 		if (eri_qp_is_ud(qp))
-			ret = eri_ud_wqe_build(qp, wr, sq->mem.buf->va +
-					       ((size_t)slot <<
-						ERI_SQ_WQE_SHIFT));
+			ret = eri_ud_wqe_build(qp, wr, wqe);
 		else
-			ret = eri_sq_wqe_build(qp, wr, sq->mem.buf->va +
-					       ((size_t)slot <<
-						ERI_SQ_WQE_SHIFT));
+			ret = eri_sq_wqe_build(qp, wr, wqe);
 		if (ret) {
 			*bad_wr = wr;
 			break;

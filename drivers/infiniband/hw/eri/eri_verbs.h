@@ -105,6 +105,7 @@ struct eri_cq {
 struct eri_wq {
 	struct eri_qmem mem;
 	u32 depth_log;
+	u32 wqe_shift;		/* log2 of the WQE size */
 	u32 max_sge;
 	spinlock_t lock;	/* posters of a kernel QP */
 	u16 pi;

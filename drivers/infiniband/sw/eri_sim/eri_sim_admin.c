@@ -72,9 +72,10 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->max_mtu = cpu_to_le16(4096);
 	attr->max_qp_rd_atom = ERI_SIM_ATOMIC_RES;
 	attr->max_qp_init_rd_atom = ERI_SIM_ATOMIC_RES;
-	attr->sq_wqe_shift = 7;
-	attr->rq_wqe_shift = 7;
+	attr->sq_wqe_shift = ERI_SQ_WQE_SHIFT;
+	attr->rq_wqe_shift = ERI_RQ_WQE_SHIFT;
 	attr->cqe_shift = 5;
+	attr->ud_sq_wqe_shift = ERI_SQ_UD_WQE_SHIFT;
 }
 
 static u8 eri_sim_query_device(struct eri_sim_dev *sdev,

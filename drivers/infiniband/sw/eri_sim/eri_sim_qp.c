@@ -121,8 +121,10 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp = kvzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return ERI_AQ_STS_NO_RESOURCE;
+	qp->sq_wqe_shift = type == ERI_QPT_RC ? ERI_SQ_WQE_SHIFT :
+						ERI_SQ_UD_WQE_SHIFT;
 	qp->sq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->sq_addr),
-				 (size_t)ERI_SQ_WQE_SIZE << sq_log);
+				 (size_t)1 << (sq_log + qp->sq_wqe_shift));
 	if (!srq)
 		qp->rq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->rq_addr),
 					 (size_t)ERI_RQ_WQE_SIZE << rq_log);
@@ -517,7 +519,7 @@ static void eri_sim_qp_flush_sq_locked(struct eri_sim_qp *qp)
 			const struct eri_sq_wqe_hdr *h = (const void *)
 				(qp->sq + ((size_t)eri_ring_slot(qp->sq_fetch,
 							 qp->sq_depth_log) <<
-					   ERI_SQ_WQE_SHIFT));
+					   qp->sq_wqe_shift));
 
 			memset(w, 0, sizeof(*w));
 			w->opcode = FIELD_GET(ERI_SQ_WQE_HDR_OPCODE,
@@ -673,7 +675,7 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
  * @qp: the QP
  * @idle: nothing in flight will run the requester again: with the queue
  *	empty, the producer must kick
- * @raw: where the WQE goes, ERI_SQ_WQE_SIZE bytes
+ * @raw: where the WQE goes, 2^qp->sq_wqe_shift bytes
  *
  * qp->lock held.  Advances sq_fetch past the WQE.
  *
@@ -714,8 +716,8 @@ int eri_sim_sq_fetch_locked(struct eri_sim_qp *qp, bool idle, u8 *raw)
 	/* The index before the WQE; pairs with the producer's write barrier. */
 	dma_rmb();
 	slot = eri_ring_slot(qp->sq_fetch, qp->sq_depth_log);
-	memcpy(raw, qp->sq + ((size_t)slot << ERI_SQ_WQE_SHIFT),
-	       ERI_SQ_WQE_SIZE);
+	memcpy(raw, qp->sq + ((size_t)slot << qp->sq_wqe_shift),
+	       (size_t)1 << qp->sq_wqe_shift);
 	qp->sq_fetch++;
 	return slot;
 }

@@ -183,6 +183,7 @@ struct eri_sim_qp {
 	struct eri_qp_dbrec *dbrec;
 	u32 sq_depth_log;
 	u32 rq_depth_log;
+	u8 sq_wqe_shift;	/* ERI_SQ_WQE_SHIFT, ERI_SQ_UD_WQE_SHIFT */
 
 	/* Attributes from MODIFY_QP. */
 	u32 access;

@@ -124,7 +124,7 @@ static bool eri_sim_ud_fetch_locked(struct eri_sim_qp *qp,
 				    struct eri_sim_swqe **w,
 				    struct eri_sim_ud_wqe *ud)
 {
-	u8 raw[ERI_SQ_WQE_SIZE];
+	u8 raw[ERI_SQ_UD_WQE_SIZE];
 	int slot;
 
 	/* Nothing is ever in flight: an empty queue asks for a kick. */

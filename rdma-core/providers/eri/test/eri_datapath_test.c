@@ -118,7 +118,9 @@ static void setup(void)
 	qp->sq.depth_log = SQ_DEPTH_LOG;
 	qp->sq.max_wr = 1U << SQ_DEPTH_LOG;
 	qp->sq.max_sge = ERI_SQ_WQE_MAX_SGE;
-	qp->sq.ring = calloc(1U << SQ_DEPTH_LOG, ERI_SQ_WQE_SIZE);
+	qp->sq.wqe_shift = ERI_SQ_WQE_SHIFT;
+	/* Room for UD WQEs too: the tests turn the QP into a UD one. */
+	qp->sq.ring = calloc(1U << SQ_DEPTH_LOG, ERI_SQ_UD_WQE_SIZE);
 	qp->sq.wr_id = calloc(1U << SQ_DEPTH_LOG, sizeof(uint64_t));
 
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
@@ -158,7 +160,7 @@ static void dev_cqe(uint32_t qpn, bool sq, uint32_t op, uint32_t status,
 static uint8_t *sq_wqe(uint16_t idx)
 {
 	return (uint8_t *)qp->sq.ring +
-	       eri_ring_slot(idx, SQ_DEPTH_LOG) * ERI_SQ_WQE_SIZE;
+	       ((size_t)eri_ring_slot(idx, SQ_DEPTH_LOG) << qp->sq.wqe_shift);
 }
 
 static uint32_t rd32(const uint8_t *p)
@@ -330,6 +332,9 @@ static void test_ud(void)
 		{ .addr = 0x3000, .length = 20, .lkey = 0x22 },
 		{ .addr = (uintptr_t)inl, .length = 5 },
 	};
+	struct ibv_sge many[ERI_SQ_UD_MAX_SGE];
+	char big[ERI_SQ_UD_MAX_INLINE];
+	struct ibv_sge big_sge = { .addr = (uintptr_t)big, .length = sizeof(big) };
 	struct eri_ah ah = {};
 	struct ibv_send_wr wr[2] = {}, *bad;
 	uint16_t idx = qp->sq.pi;
@@ -340,6 +345,7 @@ static void test_ud(void)
 	qp->ud = true;
 	qp->max_inline_data = ERI_SQ_UD_MAX_INLINE;
 	qp->sq.max_sge = ERI_SQ_UD_MAX_SGE;
+	qp->sq.wqe_shift = ERI_SQ_UD_WQE_SHIFT;
 	for (i = 0; i < 16; i++)
 		ah.av.dgid[i] = i;
 	ah.av.hop_limit = 64;
@@ -380,6 +386,37 @@ static void test_ud(void)
 	CHECK(w[8] == 0x0a && w[9] == 0x0b && w[10] == 0x0c && w[11] == 0x0d);
 	CHECK(rd32(w + 64) == 0x654321 && memcmp(w + 80, inl, 5) == 0);
 
+	/* As many SGEs and as much inline data as an RC WQE takes. */
+	for (i = 0; i < ERI_SQ_UD_MAX_SGE; i++) {
+		many[i].addr = 0x10000 * (i + 1);
+		many[i].length = i + 1;
+		many[i].lkey = 0x40 + i;
+	}
+	for (i = 0; i < ERI_SQ_UD_MAX_INLINE; i++)
+		big[i] = (char)(0x80 + i);
+	wr[0].next = &wr[1];
+	wr[0].sg_list = many;
+	wr[0].num_sge = ERI_SQ_UD_MAX_SGE;
+	wr[1].sg_list = &big_sge;
+	wr[1].num_sge = 1;
+	CHECK(eri_post_send(&qp->vqp.qp, wr, &bad) == 0);
+	CHECK(qp->sq.pi == (uint16_t)(idx + 4));
+	w = sq_wqe(idx + 2);
+	CHECK(rd32(w) == (ERI_SQ_OP_SEND | 0x100 | ERI_SQ_UD_MAX_SGE << 16));
+	CHECK(rd32(w + 4) == 21 && rd32(w + 64) == 0x654321);
+	for (i = 0; i < ERI_SQ_UD_MAX_SGE; i++)
+		CHECK(rd64(w + 80 + 16 * i) == 0x10000 * (uint64_t)(i + 1) &&
+		      rd32(w + 88 + 16 * i) == (uint32_t)i + 1 &&
+		      rd32(w + 92 + 16 * i) == 0x40 + (uint32_t)i);
+	w = sq_wqe(idx + 3);
+	CHECK(rd32(w + 4) == ERI_SQ_UD_MAX_INLINE &&
+	      memcmp(w + 80, big, ERI_SQ_UD_MAX_INLINE) == 0);
+	/* The WQEs before them are untouched: each has its own slot. */
+	w = sq_wqe(idx + 1);
+	CHECK(memcmp(w + 80, inl, 5) == 0);
+	wr[1].sg_list = &sge[2];
+	idx += 2;
+
 	/* Not a UD opcode; too much inline data; too many SGEs; no AH. */
 	wr[0].next = NULL;
 	wr[0].opcode = IBV_WR_RDMA_WRITE;
@@ -405,6 +442,7 @@ static void test_ud(void)
 	qp->ud = false;
 	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
 	qp->sq.max_sge = ERI_SQ_WQE_MAX_SGE;
+	qp->sq.wqe_shift = ERI_SQ_WQE_SHIFT;
 }
 
 static void test_recv(void)
@@ -743,28 +781,29 @@ static void sq_drain(void)
  */
 static void same_wqe(const struct ibv_send_wr *wr)
 {
-	uint8_t a[ERI_SQ_WQE_SIZE];
+	uint8_t a[ERI_SQ_UD_WQE_SIZE];
+	size_t size = (size_t)1 << qp->sq.wqe_shift;
 	struct ibv_send_wr one = *wr, *bad = NULL;
 	uint16_t idx;
 
 	one.next = NULL;
 	sq_drain();
 	idx = qp->sq.pi;
-	memset(sq_wqe(idx), 0xa5, ERI_SQ_WQE_SIZE);
+	memset(sq_wqe(idx), 0xa5, size);
 	CHECK(eri_post_send(&qp->vqp.qp, &one, &bad) == 0);
 	CHECK(qp->sq.pi == (uint16_t)(idx + 1) &&
 	      le32toh(qp->dbrec->sq_pi) == qp->sq.pi);
-	memcpy(a, sq_wqe(idx), sizeof(a));
+	memcpy(a, sq_wqe(idx), size);
 	sq_drain();
 
 	idx = qp->sq.pi;
-	memset(sq_wqe(idx), 0xa5, ERI_SQ_WQE_SIZE);
+	memset(sq_wqe(idx), 0xa5, size);
 	qpx->wr_start(qpx);
 	qpx_build(wr);
 	CHECK(qpx->wr_complete(qpx) == 0);
 	CHECK(qp->sq.pi == (uint16_t)(idx + 1) &&
 	      le32toh(qp->dbrec->sq_pi) == qp->sq.pi);
-	if (memcmp(a, sq_wqe(idx), sizeof(a))) {
+	if (memcmp(a, sq_wqe(idx), size)) {
 		fprintf(stderr, "opcode %d: the WQEs differ\n", wr->opcode);
 		CHECK(!"ibv_qp_ex and ibv_post_send write the same WQE");
 	}
@@ -873,6 +912,7 @@ static void test_qp_ex_wqes(void)
 	qp->ud = true;
 	qp->max_inline_data = ERI_SQ_UD_MAX_INLINE;
 	qp->sq.max_sge = ERI_SQ_UD_MAX_SGE;
+	qp->sq.wqe_shift = ERI_SQ_UD_WQE_SHIFT;
 	set_ops(ERI_QP_EX_UD_OPS);
 	CHECK(qpx->wr_set_ud_addr && !qpx->wr_rdma_write);
 	for (i = 0; i < 16; i++)
@@ -896,9 +936,17 @@ static void test_qp_ex_wqes(void)
 	wr.sg_list = isge;
 	wr.num_sge = 3;
 	same_wqe(&wr);
+	/* Six SGEs, the most a UD WQE takes. */
+	wr.wr_id = 11;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.sg_list = sge;
+	wr.num_sge = 6;
+	same_wqe(&wr);
 	qp->ud = false;
 	qp->max_inline_data = ERI_SQ_WQE_MAX_INLINE;
 	qp->sq.max_sge = ERI_SQ_WQE_MAX_SGE;
+	qp->sq.wqe_shift = ERI_SQ_WQE_SHIFT;
 	set_ops(ERI_QP_EX_RC_OPS);
 }
 
