@@ -483,7 +483,9 @@ struct eri_qp_attr {
 	u8 reserved1[3];
 	/* MODIFY_QP and QUERY_QP. */
 	__le32 qkey;			/* UD and GSI: the QP's Q_Key */
-	u8 reserved[8];
+	/* QUERY_QP only: low 32 bits of the buffers sent and received. */
+	__le32 tx_skbs;
+	__le32 rx_skbs;
 };
 
 static_assert(sizeof(struct eri_qp_attr) == 128);
@@ -560,6 +562,8 @@ enum eri_stat {
 	ERI_STAT_TLPS,			/* tail-loss probes sent */
 	ERI_STAT_ECN_ECHOES,		/* ACKs received with an ECN echo */
 	ERI_STAT_AEQ_OVERFLOWS,		/* async events that found the AEQ full */
+	ERI_STAT_TX_SKBS,		/* buffers sent: a super-packet once */
+	ERI_STAT_RX_SKBS,		/* buffers received: a super-packet once */
 	ERI_STAT_NUM,
 };
 

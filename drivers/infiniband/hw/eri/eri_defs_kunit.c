@@ -227,6 +227,7 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ERI_STAT_CQ_EVENTS, 10);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_ECN_ECHOES, 15);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_AEQ_OVERFLOWS, 16);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_RX_SKBS, 18);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 17);
 }
 
@@ -251,6 +252,7 @@ static void eri_defs_test_qp_attr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, srtt_us), 108);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, cc_algo), 112);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, qkey), 116);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_attr, rx_skbs), 124);
 	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_QKEY, BIT(13));
 	KUNIT_EXPECT_EQ(test, ERI_QP_ATTR_ALL, 0x3fffU);
 	KUNIT_EXPECT_EQ(test, ERI_QPT_GSI, 2);

@@ -745,6 +745,8 @@ int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (rdma_nl_put_driver_u64(msg, "sq_kicks", le64_to_cpu(d.sq_kicks)) ||
 	    rdma_nl_put_driver_u64(msg, "tx_pkts", le64_to_cpu(d.tx_pkts)) ||
 	    rdma_nl_put_driver_u64(msg, "rx_pkts", le64_to_cpu(d.rx_pkts)) ||
+	    rdma_nl_put_driver_u32(msg, "tx_skbs", le32_to_cpu(d.tx_skbs)) ||
+	    rdma_nl_put_driver_u32(msg, "rx_skbs", le32_to_cpu(d.rx_skbs)) ||
 	    rdma_nl_put_driver_u64(msg, "retrans_pkts",
 				   le64_to_cpu(d.retrans_pkts)) ||
 	    rdma_nl_put_driver_u64(msg, "ooo_pkts", le64_to_cpu(d.ooo_pkts)) ||

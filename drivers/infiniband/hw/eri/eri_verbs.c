@@ -450,6 +450,8 @@ static const struct rdma_stat_desc eri_hw_stat_descs[] = {
 	[ERI_STAT_TLPS].name = "tail_loss_probes",
 	[ERI_STAT_ECN_ECHOES].name = "ecn_echoes",
 	[ERI_STAT_AEQ_OVERFLOWS].name = "aeq_overflows",
+	[ERI_STAT_TX_SKBS].name = "tx_skbs",
+	[ERI_STAT_RX_SKBS].name = "rx_skbs",
 };
 
 static_assert(ARRAY_SIZE(eri_hw_stat_descs) == ERI_STAT_NUM);

@@ -401,6 +401,8 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	attr.sq_kicks = cpu_to_le64(atomic64_read(&qp->sq_kicks));
 	attr.tx_pkts = cpu_to_le64(qp->tx_pkts);
 	attr.rx_pkts = cpu_to_le64(qp->rx_pkts);
+	attr.tx_skbs = cpu_to_le32(lower_32_bits(qp->tx_skbs));
+	attr.rx_skbs = cpu_to_le32(lower_32_bits(qp->rx_skbs));
 	attr.retrans_pkts = cpu_to_le64(qp->retrans_pkts);
 	attr.ooo_pkts = cpu_to_le64(qp->ooo_pkts);
 	attr.cwnd = cpu_to_le32(eri_sim_cc_window(&qp->cc));

@@ -213,6 +213,8 @@ struct eri_sim_qp {
 	atomic64_t sq_kicks;
 	u64 tx_pkts;
 	u64 rx_pkts;
+	u64 tx_skbs;		/* buffers sent: a super-packet once */
+	u64 rx_skbs;		/* buffers received: a super-packet once */
 	u64 retrans_pkts;
 	u64 ooo_pkts;
 
