@@ -45,6 +45,16 @@
 
 struct eri_sim_mr;
 
+/*
+ * The region a batch of packets (a super-packet, one run of the requester)
+ * looked up last, kept referenced until the batch ends: one lookup for all
+ * its packets (eri_sim_mr_get_cached()).  Empty: @mr NULL.
+ */
+struct eri_sim_mr_cache {
+	struct eri_sim_mr *mr;
+	u32 index;		/* ERI_MR_KEY_INDEX of @mr's key */
+};
+
 /* A REG_MR work request, as the device copied it. */
 struct eri_sim_reg_mr {
 	u64 iova;
@@ -56,6 +66,7 @@ struct eri_sim_reg_mr {
 };
 
 struct eri_sim_net;
+struct sk_buff;
 
 /* Device counters, per CPU. */
 struct eri_sim_stats {
@@ -214,8 +225,15 @@ void eri_sim_mrs_destroy(struct eri_sim_dev *sdev);
 int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 		   u64 iova, u64 len, struct eri_sim_mr **mrp);
 void eri_sim_mr_put(struct eri_sim_mr *mr);
+int eri_sim_mr_get_cached(struct eri_sim_dev *sdev, struct eri_sim_mr_cache *c,
+			  u32 key, u32 pdn, u32 access, u64 iova, u64 len,
+			  struct eri_sim_mr **mrp);
+void eri_sim_mr_put_cached(struct eri_sim_mr_cache *c, struct eri_sim_mr *mr);
+void eri_sim_mr_cache_drop(struct eri_sim_mr_cache *c);
 int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr);
+int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
+		     const struct sk_buff *skb, u32 off, size_t len);
 int eri_sim_mr_atomic(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
 		      u64 iova, u32 op, u64 swap_add, u64 compare, u64 *orig);
 int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,

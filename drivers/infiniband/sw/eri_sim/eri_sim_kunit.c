@@ -1047,15 +1047,22 @@ static void t_srq_rx(struct eri_sim_test *t, u32 qpn, u32 psn, u32 msn,
 		.msn = cpu_to_be32(msn),
 	};
 	struct eri_sim_qp *qp = eri_sim_qp_get(t->sdev, qpn);
+	/* The payload as a received packet holds it. */
+	struct sk_buff *skb = alloc_skb(max(len, 1U), GFP_KERNEL);
+	struct eri_sim_rx_pkt pkt = { .skb = skb, .len = len };
 
-	if (!qp)
-		return;
+	if (!qp || !skb)
+		goto out;
+	skb_put_data(skb, payload, len);
 	/* As the socket's receive path: the responder under the QP's lock. */
 	spin_lock_bh(&qp->lock);
-	eri_sim_resp_rx_locked(qp, &hdr, payload, len, false);
+	eri_sim_resp_rx_locked(qp, &hdr, &pkt);
 	spin_unlock_bh(&qp->lock);
-	eri_sim_qp_put(qp);
 	t_sync(t);
+out:
+	kfree_skb(skb);
+	if (qp)
+		eri_sim_qp_put(qp);
 }
 
 /* The next completion: a receive of QP @qpn from the SRQ, tag @tag. */

@@ -14,6 +14,7 @@
 #include <linux/eri/eri_wire_defs.h>
 #include <linux/hash.h>
 #include <linux/overflow.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 
 #include "eri_sim.h"
@@ -219,6 +220,21 @@ static int eri_sim_mr_allows(const struct eri_sim_mr *mr, u32 key, u32 pdn,
 	return 0;
 }
 
+/* eri_sim_mr_allows() of a region in use, under its lock if it can change. */
+static int eri_sim_mr_check_access(struct eri_sim_mr *mr, u32 key, u32 pdn,
+				   u32 access, u64 iova, u64 len)
+{
+	int ret;
+
+	/* Only fast-registration regions change after REG_MR. */
+	if (!mr->fast_reg)
+		return eri_sim_mr_allows(mr, key, pdn, access, iova, len);
+	spin_lock_bh(&mr->lock);
+	ret = eri_sim_mr_allows(mr, key, pdn, access, iova, len);
+	spin_unlock_bh(&mr->lock);
+	return ret;
+}
+
 /**
  * eri_sim_mr_get - look up a region for one access
  * @sdev: the device
@@ -245,15 +261,7 @@ int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 	rcu_read_unlock();
 	if (!mr)
 		return -ENOENT;
-
-	/* Only fast-registration regions change after REG_MR. */
-	if (mr->fast_reg) {
-		spin_lock_bh(&mr->lock);
-		ret = eri_sim_mr_allows(mr, key, pdn, access, iova, len);
-		spin_unlock_bh(&mr->lock);
-	} else {
-		ret = eri_sim_mr_allows(mr, key, pdn, access, iova, len);
-	}
+	ret = eri_sim_mr_check_access(mr, key, pdn, access, iova, len);
 	if (ret) {
 		eri_sim_mr_put(mr);
 		return ret;
@@ -266,6 +274,90 @@ void eri_sim_mr_put(struct eri_sim_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->ref))
 		complete(&mr->unused);
+}
+
+/**
+ * eri_sim_mr_get_cached - eri_sim_mr_get() for a packet of a batch
+ * @sdev: the device
+ * @c: the batch's cache, or NULL for a lookup of its own
+ * @key: as eri_sim_mr_get()
+ * @pdn: as eri_sim_mr_get()
+ * @access: as eri_sim_mr_get()
+ * @iova: as eri_sim_mr_get()
+ * @len: as eri_sim_mr_get()
+ * @mrp: as eri_sim_mr_get()
+ *
+ * A key of the region in @c is checked against that region as it is now
+ * (its key, PD, rights and bounds; a fast-registration region under its
+ * lock), without a lookup; another key replaces the region in @c.  The
+ * caller of the batch holds whatever serializes the batch (qp->lock) and
+ * empties @c with eri_sim_mr_cache_drop() when it ends; a deregistration
+ * waits for that.
+ *
+ * Return: as eri_sim_mr_get(); release *@mrp with eri_sim_mr_put_cached().
+ */
+int eri_sim_mr_get_cached(struct eri_sim_dev *sdev, struct eri_sim_mr_cache *c,
+			  u32 key, u32 pdn, u32 access, u64 iova, u64 len,
+			  struct eri_sim_mr **mrp)
+{
+	u32 index = FIELD_GET(ERI_MR_KEY_INDEX, key);
+	struct eri_sim_mr *mr;
+	int ret;
+
+	if (!c)
+		return eri_sim_mr_get(sdev, key, pdn, access, iova, len, mrp);
+	if (c->mr && c->index == index) {
+		ret = eri_sim_mr_check_access(c->mr, key, pdn, access, iova, len);
+		if (!ret)
+			*mrp = c->mr;
+		return ret;
+	}
+	ret = eri_sim_mr_get(sdev, key, pdn, access, iova, len, &mr);
+	if (ret)
+		return ret;
+	eri_sim_mr_cache_drop(c);
+	c->mr = mr;
+	c->index = index;
+	*mrp = mr;
+	return 0;
+}
+
+/* Release a region eri_sim_mr_get_cached() gave for the cache @c. */
+void eri_sim_mr_put_cached(struct eri_sim_mr_cache *c, struct eri_sim_mr *mr)
+{
+	if (!c)
+		eri_sim_mr_put(mr);
+}
+
+/* Forget the region of @c: its batch ended. */
+void eri_sim_mr_cache_drop(struct eri_sim_mr_cache *c)
+{
+	if (!c->mr)
+		return;
+	eri_sim_mr_put(c->mr);
+	c->mr = NULL;
+}
+
+/*
+ * The kernel address of @iova in @mr and how many bytes from there lie in
+ * one host page (at most @len), so that one check covers a copy of them.
+ * Return: the address, or NULL when the page is not RAM.
+ */
+static void *eri_sim_mr_chunk(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
+			      u64 iova, size_t len, size_t *chunk)
+{
+	u64 addr;
+
+	if (mr->dma) {
+		addr = iova;
+	} else {
+		u64 off = iova - eri_sim_mr_base(mr);
+
+		addr = mr->pages[off >> mr->page_shift] +
+		       (off & ((1ULL << mr->page_shift) - 1));
+	}
+	*chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(addr));
+	return eri_sim_dma_ptr(sdev, addr, *chunk);
 }
 
 /**
@@ -283,20 +375,10 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr)
 {
 	while (len) {
-		u64 addr, chunk;
+		size_t chunk;
 		void *p;
 
-		if (mr->dma) {
-			addr = iova;
-		} else {
-			u64 off = iova - eri_sim_mr_base(mr);
-
-			addr = mr->pages[off >> mr->page_shift] +
-			       (off & ((1ULL << mr->page_shift) - 1));
-		}
-		/* Within one host page, so one check covers the copy. */
-		chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(addr));
-		p = eri_sim_dma_ptr(sdev, addr, chunk);
+		p = eri_sim_mr_chunk(sdev, mr, iova, len, &chunk);
 		if (!p)
 			return -EFAULT;
 		if (to_mr)
@@ -304,6 +386,35 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		else
 			memcpy(buf, p, chunk);
 		buf += chunk;
+		iova += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/**
+ * eri_sim_mr_place - copy received bytes into a region
+ * @sdev: the device
+ * @mr: a region from eri_sim_mr_get() that covers [iova, iova + len)
+ * @iova: first byte of the region
+ * @skb: the packet (linear or not: a super-packet keeps its pages)
+ * @off: offset of the bytes in @skb
+ * @len: bytes
+ *
+ * Any context.  Return: 0, or -EFAULT when a page is not RAM or @skb holds
+ * fewer bytes.
+ */
+int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
+		     const struct sk_buff *skb, u32 off, size_t len)
+{
+	while (len) {
+		size_t chunk;
+		void *p;
+
+		p = eri_sim_mr_chunk(sdev, mr, iova, len, &chunk);
+		if (!p || skb_copy_bits(skb, off, p, chunk))
+			return -EFAULT;
+		off += chunk;
 		iova += chunk;
 		len -= chunk;
 	}

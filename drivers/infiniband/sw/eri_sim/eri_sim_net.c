@@ -55,6 +55,12 @@ struct eri_sim_net {
 	struct rcu_head rcu;
 };
 
+/*
+ * Receive buffer of a socket: buffers leave its queue as they arrive, so it
+ * holds a burst at most (sock_set_rcvbuf() doubles it).
+ */
+#define ERI_SIM_SOCK_RCVBUF	(2 * 1024 * 1024)
+
 /* Protects eri_sim_nets and every eri_sim_net's @devs, @ndevs, @listed. */
 static DEFINE_MUTEX(eri_sim_net_lock);
 static LIST_HEAD(eri_sim_nets);
@@ -167,19 +173,109 @@ eri_sim_hdr_check(const void *buf, unsigned int len)
 	}
 }
 
-/* UDP encapsulation receive hook: softirq context, one packet. */
-static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
+/*
+ * The end of a received batch: the ACK the responder owes and the run of
+ * the requester that its packets asked for, once for all of them.
+ */
+static void eri_sim_rx_batch_end_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->rx_batch = false;
+	if (qp->ack_due) {
+		qp->ack_due = false;
+		eri_sim_resp_batch_ack_locked(qp);
+	}
+	if (qp->run_due) {
+		qp->run_due = false;
+		eri_sim_req_run_locked(qp);
+	}
+	eri_sim_mr_cache_drop(&qp->rx_mrc);
+}
+
+/*
+ * Give the @nsegs packets of @skb, @seg_len bytes each but the last, to
+ * the RC QP @qp as one batch, from the peer at @saddr.  qp->lock held.
+ */
+static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
+				 const struct eri_wire_hdr *first,
+				 const struct in6_addr *saddr, u32 seg_len,
+				 u32 nsegs, bool ce)
+{
+	struct eri_sim_dev *sdev = qp->sdev;
+	u32 i, off;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->dead || !ipv6_addr_equal(saddr, &qp->daddr) ||
+	    be32_to_cpu(first->sqpn) != qp->dest_qpn) {
+		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, nsegs);
+		return;
+	}
+	eri_sim_stat_add(sdev, ERI_STAT_RX_SKBS, 1);
+	eri_sim_stat_add(sdev, ERI_STAT_RX_PKTS, nsegs);
+	qp->rx_skbs++;
+	qp->rx_pkts += nsegs;
+	qp->rx_batch = true;
+	for (i = 0, off = 0; i < nsegs; i++, off += seg_len) {
+		u32 len = min(seg_len, skb->len - off);
+		const struct eri_wire_hdr *hdr;
+		struct eri_wire_hdr buf;
+		struct eri_sim_rx_pkt pkt = {
+			.skb = skb,
+			.off = off + sizeof(buf),
+			.len = len - sizeof(buf),
+			.ce = ce,
+		};
+
+		/* eri_sim_rx_split() found every header whole. */
+		hdr = skb_header_pointer(skb, off, sizeof(buf), &buf);
+		if (eri_sim_hdr_check(hdr, len) == ERI_SIM_RX_RC_RESP) {
+			eri_sim_req_rx_locked(qp, hdr, &pkt);
+		} else {
+			eri_sim_stat_add(sdev, ERI_STAT_RX_BYTES, pkt.len);
+			eri_sim_resp_rx_locked(qp, hdr, &pkt);
+		}
+	}
+	eri_sim_rx_batch_end_locked(qp);
+}
+
+/*
+ * A datagram for the UD or GSI QP @qp.  UD messages travel as single
+ * datagrams; a buffer of several (datagrams UDP GRO merged) is dropped.
+ * qp->lock held.
+ */
+static void eri_sim_rx_ud_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
+				 u32 nsegs)
+{
+	const struct eri_wire_hdr *hdr = (const void *)skb->data;
+	u32 len = skb->len - sizeof(*hdr);
+
+	lockdep_assert_held(&qp->lock);
+	if (nsegs == 1 && skb_headlen(skb) == skb->len &&
+	    eri_sim_rx_takes(eri_sim_hdr_check(hdr, skb->len), qp->type)) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_SKBS, 1);
+		eri_sim_ud_rx_locked(qp, skb, hdr, hdr + 1, len);
+	} else {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, nsegs);
+	}
+}
+
+/*
+ * A buffer the stack received on a socket of @sk's namespace: a datagram,
+ * or a super-packet kept whole.  Softirq context; its data starts at the
+ * first ERI header (the stack pulled the UDP header).
+ */
+static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 {
 	struct in6_addr saddr, daddr;
-	enum eri_sim_rx_verdict v;
-	const struct eri_wire_hdr *hdr;
+	struct eri_wire_hdr first;
 	struct eri_sim_dev *sdev;
 	struct eri_sim_net *en;
 	struct eri_sim_qp *qp;
+	u32 seg_len, nsegs;
 	bool ce;
-	u32 len;
 
-	if (skb_linearize(skb) || skb->len < sizeof(struct udphdr))
+	/* What the stack leaves to the reader of a UDP socket. */
+	if (udp_lib_checksum_complete(skb))
 		goto drop;
 	/*
 	 * The socket's family is the packet's (the IPv6 socket is IPv6-only).
@@ -206,55 +302,66 @@ static int eri_sim_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		rcu_read_unlock();
 		goto drop;
 	}
-	v = eri_sim_hdr_check(skb->data + sizeof(struct udphdr),
-			      skb->len - sizeof(struct udphdr));
-	hdr = (const void *)(skb->data + sizeof(struct udphdr));
-	qp = v != ERI_SIM_RX_DROP_SHORT && v != ERI_SIM_RX_DROP_VERSION ?
-	     eri_sim_qp_get(sdev, be32_to_cpu(hdr->dqpn)) : NULL;
+	if (!eri_sim_rx_split(skb, &seg_len, &nsegs, &first)) {
+		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS,
+				 max_t(u32, skb_shinfo(skb)->gso_segs, 1));
+		rcu_read_unlock();
+		goto drop;
+	}
+	qp = eri_sim_qp_get(sdev, be32_to_cpu(first.dqpn));
 	if (!qp) {
-		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, 1);
+		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, nsegs);
 		rcu_read_unlock();
 		goto drop;
 	}
 	rcu_read_unlock();
-	len = skb->len - sizeof(struct udphdr) - sizeof(*hdr);
 
-	spin_lock(&qp->lock);
-	if (qp->type != ERI_QPT_RC) {
-		if (eri_sim_rx_takes(v, qp->type))
-			eri_sim_ud_rx_locked(qp, skb, hdr, hdr + 1, len);
-		else
-			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
-	} else if (qp->dead || !ipv6_addr_equal(&saddr, &qp->daddr) ||
-	    be32_to_cpu(hdr->sqpn) != qp->dest_qpn) {
-		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
-	} else {
-		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_PKTS, 1);
-		qp->rx_pkts++;
-		if (v == ERI_SIM_RX_RC_RESP) {
-			eri_sim_req_rx_locked(qp, hdr, hdr + 1, len, ce);
-		} else {
-			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
-			eri_sim_resp_rx_locked(qp, hdr, hdr + 1, len, ce);
-		}
+	/* A UD receive reads the datagram in place. */
+	if (qp->type != ERI_QPT_RC && nsegs == 1 && skb_linearize(skb)) {
+		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, 1);
+		eri_sim_qp_put(qp);
+		goto drop;
 	}
+	spin_lock(&qp->lock);
+	if (qp->type == ERI_QPT_RC)
+		eri_sim_rx_rc_locked(qp, skb, &first, &saddr, seg_len, nsegs,
+				     ce);
+	else
+		eri_sim_rx_ud_locked(qp, skb, nsegs);
 	spin_unlock(&qp->lock);
 	eri_sim_qp_put(qp);
 	consume_skb(skb);
-	return 0;
+	return;
 
 drop:
 	kfree_skb(skb);
-	return 0;
+}
+
+/*
+ * The socket has data: take every buffer queued.  Called by the stack in
+ * softirq context as it queues one; the socket holds none for long.
+ */
+static void eri_sim_sk_data_ready(struct sock *sk)
+{
+	struct sk_buff *skb;
+	int err, errors = 0;
+
+	for (;;) {
+		skb = skb_recv_udp(sk, MSG_DONTWAIT, &err);
+		if (skb)
+			eri_sim_rx_skb(sk, skb);
+		/* A socket error (an ICMP report) is taken once: go on. */
+		else if (err == -EAGAIN || ++errors > 1)
+			return;
+	}
 }
 
 static struct socket *eri_sim_net_sock_create(struct eri_sim_net *en,
 					      int family)
 {
-	struct udp_tunnel_sock_cfg tnl_cfg = {};
 	struct udp_port_cfg udp_cfg = {};
 	struct socket *sock;
-	int ret;
+	int one = 1, ret;
 
 	udp_cfg.family = family;
 	/* IPv4 has its own socket: the IPv6 one takes only IPv6. */
@@ -263,10 +370,23 @@ static struct socket *eri_sim_net_sock_create(struct eri_sim_net *en,
 	ret = udp_sock_create(en->net, &udp_cfg, &sock);
 	if (ret)
 		return ERR_PTR(ret);
-	tnl_cfg.sk_user_data = en;
-	tnl_cfg.encap_type = 1;
-	tnl_cfg.encap_rcv = eri_sim_udp_rcv;
-	setup_udp_tunnel_sock(en->net, sock, &tnl_cfg);
+	/*
+	 * Buffers of several packets stay whole (no encapsulation hook, which
+	 * would have them cut): a local peer's super-packets as it built them,
+	 * and a NIC's datagrams as UDP GRO merges them.
+	 */
+	ret = sock->ops->setsockopt(sock, SOL_UDP, UDP_GRO,
+				    KERNEL_SOCKPTR(&one), sizeof(one));
+	if (ret) {
+		udp_tunnel_sock_release(sock);
+		return ERR_PTR(ret);
+	}
+	/* Buffers leave the queue as they arrive: room for bursts only. */
+	sock_set_rcvbuf(sock->sk, ERI_SIM_SOCK_RCVBUF);
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	rcu_assign_sk_user_data(sock->sk, en);
+	sock->sk->sk_data_ready = eri_sim_sk_data_ready;
+	write_unlock_bh(&sock->sk->sk_callback_lock);
 	return sock;
 }
 
@@ -462,39 +582,54 @@ struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 
 #if IS_ENABLED(CONFIG_IPV6)
 /*
- * eri_sim_pkt_xmit() over IPv6: the route (through the device's netdev,
- * which a link-local destination needs), the flow label and a UDP
- * checksum, which IPv6 requires.  qp->lock and the RCU read lock held.
- * Return: false when there is no socket or no route (@skb untouched).
+ * The route of @qp's IPv6 path, through the device's netdev (which a
+ * link-local destination needs), from the QP's route cache; *@saddr is its
+ * source.  qp->lock held.  Return: the route with a reference, or NULL.
+ */
+static struct dst_entry *eri_sim_route6(struct eri_sim_qp *qp,
+					struct socket *sock,
+					struct in6_addr *saddr)
+{
+	__be32 label = cpu_to_be32(qp->flow_label) & IPV6_FLOWLABEL_MASK;
+	struct dst_entry *dst;
+	struct flowi6 fl6 = {
+		.daddr = qp->daddr,
+		.saddr = qp->saddr,
+		.flowi6_oif = qp->sdev->netdev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.flowlabel = ip6_make_flowinfo(qp->tclass, label),
+	};
+
+	*saddr = qp->saddr;
+	dst = dst_cache_get_ip6(&qp->dst_cache, saddr);
+	if (dst)
+		return dst;
+	dst = ip6_dst_lookup_flow(sock_net(sock->sk), sock->sk, &fl6, NULL);
+	if (IS_ERR(dst))
+		return NULL;
+	*saddr = fl6.saddr;
+	dst_cache_set_ip6(&qp->dst_cache, dst, saddr);
+	return dst;
+}
+
+/*
+ * eri_sim_pkt_xmit() over IPv6, with the flow label and a UDP checksum,
+ * which IPv6 requires.  qp->lock and the RCU read lock held.  Return:
+ * false when there is no socket or no route (@skb untouched).
  */
 static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
 			      struct sk_buff *skb)
 {
 	struct socket *sock = rcu_dereference(en->sock[ERI_SIM_SOCK_IPV6]);
-	struct in6_addr saddr = qp->saddr, daddr = qp->daddr;
 	__be32 label = cpu_to_be32(qp->flow_label) & IPV6_FLOWLABEL_MASK;
+	struct in6_addr saddr, daddr = qp->daddr;
 	struct dst_entry *dst;
 
 	if (!sock)
 		return false;
-	dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
-	if (!dst) {
-		struct flowi6 fl6 = {
-			.daddr = qp->daddr,
-			.saddr = qp->saddr,
-			.flowi6_oif = qp->sdev->netdev->ifindex,
-			.flowi6_proto = IPPROTO_UDP,
-			.flowlabel = ip6_make_flowinfo(qp->tclass, label),
-		};
-
-		dst = ip6_dst_lookup_flow(en->net, sock->sk, &fl6, NULL);
-		if (IS_ERR(dst))
-			return false;
-		saddr = fl6.saddr;
-		dst_cache_set_ip6(&qp->dst_cache, dst, &saddr);
-	}
-	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, 1);
-	qp->tx_pkts++;
+	dst = eri_sim_route6(qp, sock, &saddr);
+	if (!dst)
+		return false;
 	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
 			     (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
 			     qp->ttl, label,
@@ -503,12 +638,45 @@ static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
 	return true;
 }
 #else
+static struct dst_entry *eri_sim_route6(struct eri_sim_qp *qp,
+					struct socket *sock,
+					struct in6_addr *saddr)
+{
+	return NULL;
+}
+
 static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
 			      struct sk_buff *skb)
 {
 	return false;
 }
 #endif
+
+/*
+ * The route of @qp's IPv4 path, from the QP's route cache; *@saddr is its
+ * source.  qp->lock held.  Return: the route with a reference, or NULL.
+ */
+static struct rtable *eri_sim_route4(struct eri_sim_qp *qp, struct net *net,
+				     __be32 *saddr)
+{
+	struct rtable *rt;
+	struct flowi4 fl4 = {
+		.daddr = qp->daddr.s6_addr32[3],
+		.saddr = qp->saddr.s6_addr32[3],
+		.flowi4_proto = IPPROTO_UDP,
+	};
+
+	*saddr = fl4.saddr;
+	rt = dst_cache_get_ip4(&qp->dst_cache, saddr);
+	if (rt)
+		return rt;
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return NULL;
+	*saddr = fl4.saddr;
+	dst_cache_set_ip4(&qp->dst_cache, &rt->dst, *saddr);
+	return rt;
+}
 
 /*
  * eri_sim_pkt_xmit() over IPv4.  qp->lock and the RCU read lock held.
@@ -519,27 +687,14 @@ static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
 {
 	struct socket *sock = rcu_dereference(en->sock[ERI_SIM_SOCK_IPV4]);
 	__be32 daddr = qp->daddr.s6_addr32[3];
-	__be32 saddr = qp->saddr.s6_addr32[3];
 	struct rtable *rt;
+	__be32 saddr;
 
 	if (!sock)
 		return false;
-	rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
-	if (!rt) {
-		struct flowi4 fl4 = {
-			.daddr = daddr,
-			.saddr = saddr,
-			.flowi4_proto = IPPROTO_UDP,
-		};
-
-		rt = ip_route_output_key(en->net, &fl4);
-		if (IS_ERR(rt))
-			return false;
-		saddr = fl4.saddr;
-		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, saddr);
-	}
-	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, 1);
-	qp->tx_pkts++;
+	rt = eri_sim_route4(qp, en->net, &saddr);
+	if (!rt)
+		return false;
 	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, daddr,
 			    (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
 			    qp->ttl, htons(IP_DF),
@@ -549,19 +704,69 @@ static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
 }
 
 /**
- * eri_sim_pkt_xmit - send a packet of @qp to its peer
+ * eri_sim_pkt_max_segs - packets one super-packet of @qp may carry
  * @qp: the QP
- * @skb: from eri_sim_pkt_alloc(), header filled in
+ * @seg_len: bytes of each packet, ERI header and payload
+ *
+ * qp->lock held.  As many as one IP datagram's length field allows (with
+ * the IP and UDP headers), within the route device's gso_max_size and
+ * gso_max_segs and ERI_SIM_GSO_MAX_SEGS.  Return: 1 at least.
+ */
+u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
+{
+	u32 hdrs = (qp->ipv6 ? 0 : sizeof(struct iphdr)) + sizeof(struct udphdr);
+	struct eri_sim_net *en = qp->sdev->net;
+	struct dst_entry *dst = NULL;
+	struct in6_addr saddr6;
+	struct socket *sock;
+	u32 max_len, n;
+	__be32 saddr;
+
+	lockdep_assert_held(&qp->lock);
+	rcu_read_lock();
+	if (en && qp->ipv6) {
+		sock = rcu_dereference(en->sock[ERI_SIM_SOCK_IPV6]);
+		dst = sock ? eri_sim_route6(qp, sock, &saddr6) : NULL;
+	} else if (en) {
+		struct rtable *rt = eri_sim_route4(qp, en->net, &saddr);
+
+		dst = rt ? &rt->dst : NULL;
+	}
+	rcu_read_unlock();
+	if (!dst)
+		return 1;
+	max_len = min_t(u32, READ_ONCE(dst->dev->gso_max_size), U16_MAX);
+	n = min_t(u32, READ_ONCE(dst->dev->gso_max_segs), ERI_SIM_GSO_MAX_SEGS);
+	dst_release(dst);
+	return clamp_t(u32, (max_len - hdrs) / seg_len, 1, max(n, 1U));
+}
+
+/**
+ * eri_sim_pkt_xmit - send a packet, or a super-packet, of @qp to its peer
+ * @qp: the QP
+ * @skb: from eri_sim_pkt_alloc(), header filled in, or a super-packet
+ *	(eri_sim_txb_flush(): GSO fields set)
  *
  * qp->lock held (it covers the route cache).  Consumes @skb; a packet
  * without a socket or a route is dropped, as on a wire.
  */
 void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 {
+	u32 npkts = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	struct eri_sim_net *en = qp->sdev->net;
 	bool sent;
 
 	lockdep_assert_held(&qp->lock);
+	if (skb_is_gso(skb)) {
+		/*
+		 * Segmentation offload checksums each datagram: the UDP
+		 * checksum is partial from the UDP header the tunnel code
+		 * pushes in front of the data.
+		 */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+		skb->csum_offset = offsetof(struct udphdr, check);
+	}
 	/*
 	 * ECN-capable transport in either family: routers mark congestion
 	 * instead of dropping.
@@ -570,8 +775,14 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 	sent = en && (qp->ipv6 ? eri_sim_pkt_xmit6(qp, en, skb) :
 				 eri_sim_pkt_xmit4(qp, en, skb));
 	rcu_read_unlock();
-	if (!sent)
+	if (!sent) {
 		kfree_skb(skb);
+		return;
+	}
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, npkts);
+	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_SKBS, 1);
+	qp->tx_pkts += npkts;
+	qp->tx_skbs++;
 }
 
 /* The low 32 bits of the clock, for ERI_WIRE timestamps. */

@@ -816,6 +816,60 @@ int eri_sim_rwqe_decode(const u8 *raw, struct eri_sim_rwqe *r)
 	return 0;
 }
 
+/*
+ * The other end of a copy to or from a scatter/gather list: memory at @buf,
+ * or the received packet @skb from offset @off; the regions come through
+ * the batch's cache @mrc (or NULL).
+ */
+struct eri_sim_sgl_io {
+	void *buf;
+	const struct sk_buff *skb;
+	u32 off;
+	struct eri_sim_mr_cache *mrc;
+};
+
+static int eri_sim_sgl_xfer(struct eri_sim_qp *qp, u32 pdn,
+			    const struct eri_sim_sge *sge, u32 num_sge,
+			    u32 off, u32 len, bool to_sgl,
+			    struct eri_sim_sgl_io *io)
+{
+	u32 access = to_sgl ? ERI_MR_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		struct eri_sim_mr *mr;
+		u64 addr;
+		u32 chunk;
+		int ret;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		chunk = min(len, sge[i].length - off);
+		addr = sge[i].addr + off;
+		ret = eri_sim_mr_get_cached(qp->sdev, io->mrc, sge[i].lkey, pdn,
+					    access, addr, chunk, &mr);
+		if (ret)
+			return ret;
+		if (io->skb) {
+			ret = eri_sim_mr_place(qp->sdev, mr, addr, io->skb,
+					       io->off, chunk);
+			io->off += chunk;
+		} else {
+			ret = eri_sim_mr_copy(qp->sdev, mr, addr, io->buf,
+					      chunk, to_sgl);
+			io->buf += chunk;
+		}
+		eri_sim_mr_put_cached(io->mrc, mr);
+		if (ret)
+			return ret;
+		len -= chunk;
+		off = 0;
+	}
+	return len ? -ERANGE : 0;
+}
+
 /**
  * eri_sim_sgl_copy - copy between a buffer and a scatter/gather list
  * @qp: the QP
@@ -834,33 +888,57 @@ int eri_sim_sgl_copy(struct eri_sim_qp *qp, u32 pdn,
 		     const struct eri_sim_sge *sge, u32 num_sge, u32 off,
 		     void *buf, u32 len, bool to_sgl)
 {
-	u32 access = to_sgl ? ERI_MR_ACCESS_LOCAL_WRITE : 0;
-	u32 i;
+	struct eri_sim_sgl_io io = { .buf = buf };
 
-	for (i = 0; i < num_sge && len; i++) {
-		struct eri_sim_mr *mr;
-		u32 chunk;
-		int ret;
+	return eri_sim_sgl_xfer(qp, pdn, sge, num_sge, off, len, to_sgl, &io);
+}
 
-		if (off >= sge[i].length) {
-			off -= sge[i].length;
-			continue;
-		}
-		chunk = min(len, sge[i].length - off);
-		ret = eri_sim_mr_get(qp->sdev, sge[i].lkey, pdn, access,
-				     sge[i].addr + off, chunk, &mr);
-		if (ret)
-			return ret;
-		ret = eri_sim_mr_copy(qp->sdev, mr, sge[i].addr + off, buf,
-				      chunk, to_sgl);
-		eri_sim_mr_put(mr);
-		if (ret)
-			return ret;
-		buf += chunk;
-		len -= chunk;
-		off = 0;
-	}
-	return len ? -ERANGE : 0;
+/**
+ * eri_sim_sgl_read - eri_sim_sgl_copy() out of the list, for a batch
+ * @qp: the QP
+ * @pdn: the PD the keys must belong to
+ * @sge: the list
+ * @num_sge: its length
+ * @off: byte offset into the list
+ * @buf: the buffer
+ * @len: bytes
+ * @mrc: the cache of the batch the copy is part of
+ *
+ * Return: as eri_sim_sgl_copy().
+ */
+int eri_sim_sgl_read(struct eri_sim_qp *qp, u32 pdn,
+		     const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		     void *buf, u32 len, struct eri_sim_mr_cache *mrc)
+{
+	struct eri_sim_sgl_io io = { .buf = buf, .mrc = mrc };
+
+	return eri_sim_sgl_xfer(qp, pdn, sge, num_sge, off, len, false, &io);
+}
+
+/**
+ * eri_sim_sgl_place - place a received payload into a scatter/gather list
+ * @qp: the QP
+ * @pdn: the PD the keys must belong to: the QP's, or its SRQ's
+ * @sge: the list
+ * @num_sge: its length
+ * @off: byte offset into the list
+ * @pkt: the packet whose payload it is
+ * @mrc: the cache of the batch the packet is part of, or NULL
+ *
+ * Every byte of the list written needs LOCAL_WRITE.  Return: as
+ * eri_sim_sgl_copy().
+ */
+int eri_sim_sgl_place(struct eri_sim_qp *qp, u32 pdn,
+		      const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		      const struct eri_sim_rx_pkt *pkt,
+		      struct eri_sim_mr_cache *mrc)
+{
+	struct eri_sim_sgl_io io = {
+		.skb = pkt->skb, .off = pkt->off, .mrc = mrc,
+	};
+
+	return eri_sim_sgl_xfer(qp, pdn, sge, num_sge, off, pkt->len, true,
+				&io);
 }
 
 /**

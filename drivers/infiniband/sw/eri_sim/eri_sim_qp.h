@@ -24,7 +24,12 @@
 /* Response packets one READ request asks for at most. */
 #define ERI_SIM_READ_CHUNK_PKTS	32
 /* Packets one run of the requester sends before it yields. */
-#define ERI_SIM_TX_BUDGET	64
+#define ERI_SIM_TX_BUDGET	128
+/*
+ * Packets in one super-packet at most, what UDP's segmentation offload
+ * takes from a socket (UDP_MAX_SEGMENTS) and UDP GRO merges.
+ */
+#define ERI_SIM_GSO_MAX_SEGS	64
 /*
  * The requester asks for an ACK at least every this many packets, and the
  * responder sends one every this many arrivals, in order or not.
@@ -54,6 +59,8 @@
 #define ERI_SIM_PEND_READS	8
 #define ERI_SIM_DEFAULT_TIMEOUT	14
 #define ERI_SIM_MAX_MSG_LEN	BIT(31)
+/* Largest payload of one packet: the largest path MTU. */
+#define ERI_SIM_MAX_PAYLOAD	4096
 /* Largest payload of one UD packet: the largest path MTU. */
 #define ERI_SIM_UD_MAX_PAYLOAD	4096
 
@@ -144,6 +151,32 @@ struct eri_sim_rwqe {
 	u32 last_psn;
 	__be32 imm;
 	u32 inv_rkey;		/* SEND_INV: invalidated when it completes */
+};
+
+/*
+ * One received packet, a datagram or a segment of a super-packet: its
+ * payload is @len bytes at offset @off of @skb, after the ERI header.
+ */
+struct eri_sim_rx_pkt {
+	const struct sk_buff *skb;
+	u32 off;
+	u32 len;
+	bool ce;		/* it arrived marked CE */
+};
+
+/*
+ * The super-packet the requester is building (eri_sim_gso.c): @nsegs
+ * packets back to back in @skb's page fragments, every one @seg_len bytes
+ * (ERI header and payload) but the last, which may be shorter and then
+ * closes it (@closed).  @skb is NULL outside one hold of qp->lock.
+ */
+struct eri_sim_txb {
+	struct sk_buff *skb;
+	u32 seg_len;
+	u32 nsegs;
+	u32 max_segs;		/* what the route takes; 1: single packets */
+	bool closed;
+	u8 wfrag;		/* the fragment being filled */
 };
 
 /*
@@ -242,6 +275,8 @@ struct eri_sim_qp {
 	struct hrtimer timer;
 	struct hrtimer pace_timer;	/* the pacing time of the next packet */
 	struct work_struct tx_work;
+	struct eri_sim_txb txb;		/* the super-packet being built */
+	struct eri_sim_mr_cache tx_mrc;	/* regions of the requester's run */
 
 	/* Responder. */
 	struct eri_sim_psn_map rmap;	/* rmap.base: next PSN expected */
@@ -256,6 +291,15 @@ struct eri_sim_qp {
 	__be32 ts_recent;	/* ts of that request, echoed */
 	bool ce_seen;		/* a request arrived marked CE since the ACK */
 	struct hrtimer ack_timer;
+
+	/*
+	 * A received buffer's packets go through the QP as a batch: one ACK
+	 * and one run of the requester at its end, one region lookup for all.
+	 */
+	bool rx_batch;
+	bool ack_due;		/* the responder acknowledges at its end */
+	bool run_due;		/* the requester runs at its end */
+	struct eri_sim_mr_cache rx_mrc;
 };
 
 static inline void eri_sim_stat_add(struct eri_sim_dev *sdev,
@@ -301,6 +345,13 @@ int eri_sim_rq_read_locked(struct eri_sim_qp *qp, u16 idx,
 int eri_sim_sgl_copy(struct eri_sim_qp *qp, u32 pdn,
 		     const struct eri_sim_sge *sge, u32 num_sge, u32 off,
 		     void *buf, u32 len, bool to_sgl);
+int eri_sim_sgl_read(struct eri_sim_qp *qp, u32 pdn,
+		     const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		     void *buf, u32 len, struct eri_sim_mr_cache *mrc);
+int eri_sim_sgl_place(struct eri_sim_qp *qp, u32 pdn,
+		      const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		      const struct eri_sim_rx_pkt *pkt,
+		      struct eri_sim_mr_cache *mrc);
 
 /* eri_sim_srq.c */
 u8 eri_sim_create_srq(struct eri_sim_dev *sdev,
@@ -321,7 +372,7 @@ int eri_sim_qp_take_srq_locked(struct eri_sim_qp *qp, struct eri_sim_rwqe *r);
 void eri_sim_req_run_locked(struct eri_sim_qp *qp);
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
-			   const void *payload, u32 len, bool ce);
+			   const struct eri_sim_rx_pkt *pkt);
 void eri_sim_req_timeout_locked(struct eri_sim_qp *qp);
 void eri_sim_req_complete_locked(struct eri_sim_qp *qp,
 				 struct eri_sim_swqe *w, u8 status);
@@ -332,9 +383,10 @@ u64 eri_sim_rnr_ns(u8 timer);
 /* eri_sim_resp.c */
 void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 			    const struct eri_wire_hdr *hdr,
-			    const void *payload, u32 len, bool ce);
+			    const struct eri_sim_rx_pkt *pkt);
 void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn);
 void eri_sim_resp_ack_timeout_locked(struct eri_sim_qp *qp);
+void eri_sim_resp_batch_ack_locked(struct eri_sim_qp *qp);
 
 /* eri_sim_ud.c */
 void eri_sim_ud_run_locked(struct eri_sim_qp *qp);
@@ -384,6 +436,7 @@ static inline bool eri_sim_rx_takes(enum eri_sim_rx_verdict v, u8 qpt)
 enum eri_sim_rx_verdict eri_sim_hdr_check(const void *buf, unsigned int len);
 #endif
 int eri_sim_net_attach(struct eri_sim_dev *sdev);
+u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len);
 void eri_sim_net_detach(struct eri_sim_dev *sdev);
 int eri_sim_net_init(void);
 void eri_sim_net_exit(void);
@@ -395,5 +448,12 @@ bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr);
 void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 			     u32 aux);
 u32 eri_sim_now32(void);
+
+/* eri_sim_gso.c */
+int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
+		    const struct eri_sim_swqe *w, u32 off, u32 len);
+void eri_sim_txb_flush(struct eri_sim_qp *qp);
+bool eri_sim_rx_split(const struct sk_buff *skb, u32 *seg_len, u32 *nsegs,
+		      struct eri_wire_hdr *first);
 
 #endif /* _ERI_SIM_QP_H_ */

@@ -425,22 +425,21 @@ static void eri_sim_req_fill_hdr(struct eri_sim_qp *qp,
 	hdr->flags = flags;
 }
 
-/* Send the packet of @w at @psn. */
+/*
+ * Send the packet of @w at @psn: into the QP's super-packet, which the
+ * caller sends (eri_sim_txb_flush()) before it lets go of qp->lock.
+ */
 static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 					struct eri_sim_swqe *w, u32 psn,
 					u8 flags, u64 now)
 {
 	u32 off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	u32 len = min(qp->mtu, w->length - off), win;
-	struct eri_wire_hdr *hdr;
-	struct sk_buff *skb;
+	struct eri_wire_hdr hdr = { .version = ERI_WIRE_VERSION };
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
-	skb = eri_sim_pkt_alloc(qp, len, &hdr);
-	if (!skb)
-		return -ENOMEM;
-	hdr->msg_len = cpu_to_be32(w->length);
+	hdr.msg_len = cpu_to_be32(w->length);
 	if (!off)
 		flags |= ERI_WIRE_FIRST;
 	if (off + len == w->length) {
@@ -459,19 +458,11 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	    (win < 2 * ERI_SIM_ACK_EVERY &&
 	     eri_sim_sb_pipe(&qp->sb) + 1 >= win))
 		flags |= ERI_WIRE_ACK_REQ;
-	eri_sim_req_fill_hdr(qp, w, hdr, psn, off, flags);
-	if (w->inline_data) {
-		memcpy(hdr + 1, w->data + off, len);
-	} else {
-		ret = eri_sim_sgl_copy(qp, qp->pdn, w->sge, w->num_sge, off,
-				       hdr + 1, len, false);
-		if (ret) {
-			kfree_skb(skb);
-			return ret;
-		}
-	}
+	eri_sim_req_fill_hdr(qp, w, &hdr, psn, off, flags);
+	ret = eri_sim_txb_add(qp, &hdr, w, off, len);
+	if (ret)
+		return ret;
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, len);
-	eri_sim_pkt_xmit(qp, skb);
 	eri_sim_sb_sent(&qp->sb, psn, false, now);
 	eri_sim_cc_sent(&qp->cc, now, len);
 	return 0;
@@ -489,6 +480,8 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	u32 i;
 
 	lockdep_assert_held(&qp->lock);
+	/* After the data packets before it, as the requester made them. */
+	eri_sim_txb_flush(qp);
 	skb = eri_sim_pkt_alloc(qp, 0, &hdr);
 	if (!skb)
 		return -ENOMEM;
@@ -515,6 +508,7 @@ static int eri_sim_req_send_atomic_locked(struct eri_sim_qp *qp,
 	struct sk_buff *skb;
 
 	lockdep_assert_held(&qp->lock);
+	eri_sim_txb_flush(qp);
 	skb = eri_sim_pkt_alloc(qp, sizeof(*a), &hdr);
 	if (!skb)
 		return -ENOMEM;
@@ -705,24 +699,18 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 	return 1;
 }
 
-/**
- * eri_sim_req_run_locked - send what the window and the send queue allow
- * @qp: the QP
- *
- * qp->lock held.  Sends lost packets again first, then new ones, while the
- * congestion window and pacing allow; at most ERI_SIM_TX_BUDGET packets,
- * the rest is left to the QP's work (or its pacing timer).
+/*
+ * Send lost packets again first, then new ones, while the congestion
+ * window and pacing allow; at most ERI_SIM_TX_BUDGET packets, the rest is
+ * left to the QP's work (or its pacing timer).  The data packets go into
+ * the QP's super-packet.
  */
-void eri_sim_req_run_locked(struct eri_sim_qp *qp)
+static void eri_sim_req_send_locked(struct eri_sim_qp *qp)
 {
 	u32 budget = ERI_SIM_TX_BUDGET;
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&qp->lock);
-	if (qp->type != ERI_QPT_RC) {
-		eri_sim_ud_run_locked(qp);
-		return;
-	}
 	if ((qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD) ||
 	    qp->rnr_wait || qp->dead)
 		return;
@@ -776,12 +764,39 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 	}
 }
 
+/* What a requester that sent packets does before it lets go of qp->lock. */
+static void eri_sim_req_sent_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	eri_sim_txb_flush(qp);
+	eri_sim_mr_cache_drop(&qp->tx_mrc);
+}
+
+/**
+ * eri_sim_req_run_locked - send what the window and the send queue allow
+ * @qp: the QP
+ *
+ * qp->lock held.  Sends lost packets again first, then new ones, while the
+ * congestion window and pacing allow; at most ERI_SIM_TX_BUDGET packets,
+ * the rest is left to the QP's work (or its pacing timer).
+ */
+void eri_sim_req_run_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->type != ERI_QPT_RC) {
+		eri_sim_ud_run_locked(qp);
+		return;
+	}
+	eri_sim_req_send_locked(qp);
+	eri_sim_req_sent_locked(qp);
+}
+
 /* A READ response at @psn: place it wherever it falls.  Return: delivered. */
 static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
-					const void *payload, u32 len)
+					const struct eri_sim_rx_pkt *pkt)
 {
+	u32 off, len = pkt->len;
 	struct eri_sim_swqe *w;
-	u32 off;
 
 	lockdep_assert_held(&qp->lock);
 	if (eri_sim_sb_delivered(&qp->sb, psn)) {
@@ -794,8 +809,8 @@ static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	if (len != min(qp->mtu, w->length - off))
 		return 0;
-	if (eri_sim_sgl_copy(qp, qp->pdn, w->sge, w->num_sge, off,
-			     (void *)payload, len, true)) {
+	if (eri_sim_sgl_place(qp, qp->pdn, w->sge, w->num_sge, off, pkt,
+			      qp->rx_batch ? &qp->rx_mrc : NULL)) {
 		/* It fails when it reaches the head. */
 		w->status = ERI_CQE_STS_LOC_PROT_ERR;
 		return 0;
@@ -809,7 +824,7 @@ static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
  * Return: delivered.
  */
 static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
-					  const void *payload, u32 len)
+					  const struct eri_sim_rx_pkt *pkt)
 {
 	struct eri_wire_atomic_resp ar;
 	struct eri_sim_swqe *w;
@@ -822,9 +837,9 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	}
 	w = eri_sim_req_find_locked(qp, psn);
 	if (!w || !eri_sim_req_is_atomic(w) || w->status ||
-	    len != sizeof(ar))
+	    pkt->len != sizeof(ar) ||
+	    skb_copy_bits(pkt->skb, pkt->off, &ar, sizeof(ar)))
 		return 0;	/* not asked for */
-	memcpy(&ar, payload, sizeof(ar));
 	orig = be64_to_cpu(ar.orig);
 	if (eri_sim_sgl_copy(qp, qp->pdn, w->sge, 1, 0, &orig, sizeof(orig),
 			     true)) {
@@ -832,7 +847,7 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 		w->status = ERI_CQE_STS_LOC_PROT_ERR;
 		return 0;
 	}
-	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
+	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, sizeof(ar));
 	return eri_sim_sb_deliver(&qp->sb, psn) == ERI_SIM_PSN_NEW;
 }
 
@@ -893,15 +908,14 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
  * eri_sim_req_rx_locked - an ACK or READ response for the requester
  * @qp: the QP
  * @hdr: the packet's header
- * @payload: its payload
- * @len: payload bytes
- * @ce: the packet arrived marked CE
+ * @pkt: its payload
  *
- * qp->lock held.
+ * qp->lock held.  Within a received batch (qp->rx_batch) the requester
+ * runs once, at the batch's end.
  */
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
-			   const void *payload, u32 len, bool ce)
+			   const struct eri_sim_rx_pkt *pkt)
 {
 	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
 	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
@@ -920,16 +934,16 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		return;		/* acknowledges what was never sent */
 	/* CE on a READ or ATOMIC response: the congestion is on our own request path. */
 	if ((hdr->flags & ERI_WIRE_ECE) ||
-	    (ce && hdr->opcode != ERI_OP_ACK)) {
+	    (pkt->ce && hdr->opcode != ERI_OP_ACK)) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
 		eri_sim_cc_on_ecn(&qp->cc, now);
 	}
 	if (hdr->opcode == ERI_OP_READ_RESP) {
 		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
-		acked += eri_sim_req_read_resp_locked(qp, psn, payload, len);
+		acked += eri_sim_req_read_resp_locked(qp, psn, pkt);
 	} else if (hdr->opcode == ERI_OP_ATOMIC_RESP) {
 		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
-		acked += eri_sim_req_atomic_resp_locked(qp, psn, payload, len);
+		acked += eri_sim_req_atomic_resp_locked(qp, psn, pkt);
 	} else if (hdr->syndrome == ERI_SYN_ACK) {
 		acked = eri_sim_sb_ack(&qp->sb, ack_psn,
 				       be32_to_cpu(hdr->offset), hdr->sack);
@@ -962,7 +976,10 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		if (qp->state == ERI_QPS_ERR)
 			return;
 	}
-	eri_sim_req_run_locked(qp);
+	if (qp->rx_batch)
+		qp->run_due = true;
+	else
+		eri_sim_req_run_locked(qp);
 }
 
 /* The tail-loss probe: send the newest packet not delivered again. */
@@ -976,6 +993,7 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
 		return;
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TLPS, 1);
 	eri_sim_req_resend_locked(qp, psn, ERI_WIRE_PROBE, now);
+	eri_sim_req_sent_locked(qp);
 	if (qp->rto_at > now)
 		eri_sim_req_arm_locked(qp, qp->rto_at - now);
 	else

@@ -24,8 +24,6 @@
 
 /* Most response packets one READ request may ask for. */
 #define ERI_SIM_MAX_READ_RESP_PKTS	1024
-/* Largest payload of one packet: the largest path MTU. */
-#define ERI_SIM_MAX_PAYLOAD		4096
 
 /**
  * eri_sim_resp_reset_locked - forget the responder's state
@@ -225,13 +223,19 @@ static void eri_sim_resp_msg_end(struct eri_sim_rwqe *r,
 	}
 }
 
+/* The region cache of the batch being received, if one is. */
+static struct eri_sim_mr_cache *eri_sim_resp_mrc(struct eri_sim_qp *qp)
+{
+	return qp->rx_batch ? &qp->rx_mrc : NULL;
+}
+
 /* Place a SEND packet.  Return: 0 when placed. */
 static int eri_sim_resp_send_locked(struct eri_sim_qp *qp,
 				    const struct eri_wire_hdr *hdr, u32 psn,
-				    const void *payload, u32 len,
+				    const struct eri_sim_rx_pkt *pkt,
 				    bool in_order)
 {
-	u32 off = be32_to_cpu(hdr->offset);
+	u32 off = be32_to_cpu(hdr->offset), len = pkt->len;
 	struct eri_sim_rwqe *r;
 
 	lockdep_assert_held(&qp->lock);
@@ -244,8 +248,8 @@ static int eri_sim_resp_send_locked(struct eri_sim_qp *qp,
 						 ERI_CQE_STS_LOC_LEN_ERR);
 		return -EINVAL;
 	}
-	if (eri_sim_sgl_copy(qp, r->pdn, r->sge, r->num_sge, off,
-			     (void *)payload, len, true)) {
+	if (eri_sim_sgl_place(qp, r->pdn, r->sge, r->num_sge, off, pkt,
+			      eri_sim_resp_mrc(qp))) {
 		if (in_order)
 			eri_sim_resp_fail_locked(qp, ERI_SYN_OP_NAK,
 						 ERI_CQE_STS_LOC_PROT_ERR);
@@ -259,11 +263,12 @@ static int eri_sim_resp_send_locked(struct eri_sim_qp *qp,
 /* Place a WRITE or WRITE_IMM packet.  Return: 0 when placed. */
 static int eri_sim_resp_write_locked(struct eri_sim_qp *qp,
 				     const struct eri_wire_hdr *hdr, u32 psn,
-				     const void *payload, u32 len,
+				     const struct eri_sim_rx_pkt *pkt,
 				     bool in_order)
 {
+	struct eri_sim_mr_cache *mrc = eri_sim_resp_mrc(qp);
 	u64 raddr = be64_to_cpu(hdr->raddr), end;
-	u32 off = be32_to_cpu(hdr->offset);
+	u32 off = be32_to_cpu(hdr->offset), len = pkt->len;
 	struct eri_sim_rwqe *r = NULL;
 	struct eri_sim_mr *mr;
 
@@ -277,16 +282,16 @@ static int eri_sim_resp_write_locked(struct eri_sim_qp *qp,
 		if (!(qp->access & ERI_MR_ACCESS_REMOTE_WRITE) ||
 		    check_add_overflow(raddr, (u64)off, &raddr) ||
 		    check_add_overflow(raddr, (u64)len, &end) ||
-		    eri_sim_mr_get(qp->sdev, be32_to_cpu(hdr->rkey), qp->pdn,
-				   ERI_MR_ACCESS_REMOTE_WRITE, raddr, len,
-				   &mr))
+		    eri_sim_mr_get_cached(qp->sdev, mrc, be32_to_cpu(hdr->rkey),
+					  qp->pdn, ERI_MR_ACCESS_REMOTE_WRITE,
+					  raddr, len, &mr))
 			goto err_access;
-		if (eri_sim_mr_copy(qp->sdev, mr, raddr, (void *)payload, len,
-				    true)) {
-			eri_sim_mr_put(mr);
+		if (eri_sim_mr_place(qp->sdev, mr, raddr, pkt->skb, pkt->off,
+				     len)) {
+			eri_sim_mr_put_cached(mrc, mr);
 			goto err_access;
 		}
-		eri_sim_mr_put(mr);
+		eri_sim_mr_put_cached(mrc, mr);
 	}
 	if (r && (hdr->flags & ERI_WIRE_LAST)) {
 		if (off > U32_MAX - len)
@@ -463,11 +468,12 @@ static void eri_sim_resp_atomic_dup_locked(struct eri_sim_qp *qp,
 
 /*
  * Keep a READ or ATOMIC request that arrived ahead of a gap for its turn;
- * @payload and @len are an ATOMIC's operands.
+ * @ops and @len are an ATOMIC's operands (@len bytes of its payload).
  */
 static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 					  const struct eri_wire_hdr *hdr,
-					  u32 psn, const void *payload,
+					  u32 psn,
+					  const struct eri_wire_atomic *ops,
 					  u32 len)
 {
 	struct eri_sim_pend_read *free = NULL;
@@ -493,7 +499,7 @@ static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 	free->hdr = *hdr;
 	free->len = len;
 	if (len == sizeof(free->atomic))
-		memcpy(&free->atomic, payload, len);
+		free->atomic = *ops;
 }
 
 /* Complete the messages whose every PSN arrived, in order. */
@@ -629,17 +635,17 @@ static void eri_sim_resp_dup_locked(struct eri_sim_qp *qp, u32 psn)
  * eri_sim_resp_rx_locked - a request for the responder
  * @qp: the QP
  * @hdr: the packet's header
- * @payload: its payload
- * @len: payload bytes
- * @ce: the packet arrived marked CE
+ * @pkt: its payload
  *
- * qp->lock held.
+ * qp->lock held.  Within a received batch (qp->rx_batch) the ACK that
+ * single packets would send at once is left to the batch's end.
  */
 void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 			    const struct eri_wire_hdr *hdr,
-			    const void *payload, u32 len, bool ce)
+			    const struct eri_sim_rx_pkt *pkt)
 {
-	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
+	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK, len = pkt->len;
+	struct eri_wire_atomic ops = {};
 	bool in_order, ack_now, new_hole;
 	int ret;
 	s32 d;
@@ -648,7 +654,7 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	if (qp->state != ERI_QPS_RTR && qp->state != ERI_QPS_RTS &&
 	    qp->state != ERI_QPS_SQD)
 		return;
-	qp->ce_seen |= ce;
+	qp->ce_seen |= pkt->ce;
 	qp->ts_recent = hdr->ts;
 	d = eri_psn_diff(psn, qp->rmap.base);
 	if (d < 0) {
@@ -692,20 +698,22 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	case ERI_OP_SEND:
 	case ERI_OP_SEND_IMM:
 	case ERI_OP_SEND_INV:
-		ret = eri_sim_resp_send_locked(qp, hdr, psn, payload, len,
-					       in_order);
+		ret = eri_sim_resp_send_locked(qp, hdr, psn, pkt, in_order);
 		break;
 	case ERI_OP_WRITE:
 	case ERI_OP_WRITE_IMM:
-		ret = eri_sim_resp_write_locked(qp, hdr, psn, payload, len,
-						in_order);
+		ret = eri_sim_resp_write_locked(qp, hdr, psn, pkt, in_order);
 		break;
 	case ERI_OP_READ_REQ:
 	case ERI_OP_ATOMIC_REQ:
+		/* An ATOMIC's operands, if its payload is what they take. */
+		if (len == sizeof(ops) &&
+		    skb_copy_bits(pkt->skb, pkt->off, &ops, sizeof(ops)))
+			return;
 		if (in_order) {
 			if (hdr->opcode == ERI_OP_ATOMIC_REQ) {
 				ret = eri_sim_resp_atomic_locked(qp, hdr,
-								 payload, len,
+								 &ops, len,
 								 psn);
 				if (!ret)
 					return;
@@ -716,7 +724,7 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 			}
 			eri_sim_resp_drain_locked(qp);
 		} else {
-			eri_sim_resp_keep_read_locked(qp, hdr, psn, payload,
+			eri_sim_resp_keep_read_locked(qp, hdr, psn, &ops,
 						      len);
 			eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
 		}
@@ -750,11 +758,28 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 		  (hdr->flags & (ERI_WIRE_ACK_REQ | ERI_WIRE_PROBE)) ||
 		  (in_order && eri_psn_diff(qp->rmap.base, psn) > 1) ||
 		  ++qp->unacked >= ERI_SIM_ACK_EVERY;
-	if (ack_now)
+	if (ack_now && qp->rx_batch)
+		qp->ack_due = true;
+	else if (ack_now)
 		eri_sim_send_ack_locked(qp, ERI_SYN_ACK, psn, 0);
 	else if (!hrtimer_is_queued(&qp->ack_timer))
 		hrtimer_start(&qp->ack_timer, ns_to_ktime(ERI_SIM_DELACK_NS),
 			      HRTIMER_MODE_REL_SOFT);
+}
+
+/**
+ * eri_sim_resp_batch_ack_locked - the ACK a received batch asked for
+ * @qp: the QP
+ *
+ * qp->lock held.  One ACK for every packet of the batch that would have
+ * asked for one on its own.
+ */
+void eri_sim_resp_batch_ack_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == ERI_QPS_RTR || qp->state == ERI_QPS_RTS ||
+	    qp->state == ERI_QPS_SQD)
+		eri_sim_send_ack_locked(qp, ERI_SYN_ACK, qp->ack_psn_trig, 0);
 }
 
 /**

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eri_sim super-packets (Documentation/infiniband/eri.rst, "Super-packets"):
+ * the requester's data packets leave as UDP segmentation-offload buffers,
+ * and a received buffer of several packets is checked here before any of
+ * them is placed.
+ *
+ * A QP's super-packet (qp->txb) is built while the requester holds
+ * qp->lock, in page fragments of its own: ERI header, payload, ERI header,
+ * payload..., every packet txb.seg_len bytes but the last.  Whoever made
+ * the requester send calls eri_sim_txb_flush() before letting go of the
+ * lock; the stack, or a NIC with UDP segmentation offload, then cuts the
+ * buffer into datagrams at gso_size = seg_len.
+ */
+#include <linux/gfp.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+
+#include "eri_sim_qp.h"
+
+/* Pages of a super-packet: up to 32 KiB at once, where memory allows. */
+#define ERI_SIM_TXB_MAX_ORDER	3
+
+/* Bytes of @f's page from the fragment's start on. */
+static u32 eri_sim_frag_cap(const skb_frag_t *f)
+{
+	return page_size(skb_frag_page(f)) - skb_frag_off(f);
+}
+
+/*
+ * Free room of the super-packet: the fragments from the one being filled
+ * on, what their pages hold beyond their bytes.
+ */
+static u32 eri_sim_txb_room(const struct eri_sim_txb *b)
+{
+	const struct skb_shared_info *si = skb_shinfo(b->skb);
+	u32 room = 0, i;
+
+	for (i = b->wfrag; i < si->nr_frags; i++)
+		room += eri_sim_frag_cap(&si->frags[i]) -
+			skb_frag_size(&si->frags[i]);
+	return room;
+}
+
+/*
+ * Make room for @need more bytes: pages added as empty fragments, as large
+ * as the packets the super-packet may still take.  Return: 0, -ENOMEM, or
+ * -ENOSPC when the fragment slots run out first.
+ */
+static int eri_sim_txb_reserve(struct eri_sim_txb *b, u32 need)
+{
+	struct sk_buff *skb = b->skb;
+	struct skb_shared_info *si = skb_shinfo(skb);
+	u32 room = eri_sim_txb_room(b);
+	u32 want = (b->max_segs - b->nsegs) * b->seg_len;
+
+	while (room < need) {
+		u32 order = min_t(u32, get_order(max(want, need - room)),
+				  ERI_SIM_TXB_MAX_ORDER);
+		struct page *page = NULL;
+
+		if (si->nr_frags >= MAX_SKB_FRAGS)
+			return -ENOSPC;
+		if (order)
+			page = alloc_pages(GFP_ATOMIC | __GFP_COMP |
+					   __GFP_NOWARN | __GFP_NORETRY, order);
+		if (!page) {
+			order = 0;
+			page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+			if (!page)
+				return -ENOMEM;
+		}
+		skb_fill_page_desc(skb, si->nr_frags, page, 0, 0);
+		skb->truesize += PAGE_SIZE << order;
+		room += PAGE_SIZE << order;
+	}
+	return 0;
+}
+
+/*
+ * Where the next bytes of the super-packet go: returns their address, with
+ * *@n of the @len wanted contiguous there.  Room must have been reserved.
+ */
+static void *eri_sim_txb_next(struct eri_sim_txb *b, u32 len, u32 *n)
+{
+	skb_frag_t *f = &skb_shinfo(b->skb)->frags[b->wfrag];
+
+	if (skb_frag_size(f) == eri_sim_frag_cap(f))
+		f = &skb_shinfo(b->skb)->frags[++b->wfrag];
+	*n = min(len, eri_sim_frag_cap(f) - skb_frag_size(f));
+	return page_address(skb_frag_page(f)) + skb_frag_off(f) +
+	       skb_frag_size(f);
+}
+
+/* The @n bytes eri_sim_txb_next() gave are written. */
+static void eri_sim_txb_commit(struct eri_sim_txb *b, u32 n)
+{
+	skb_frag_size_add(&skb_shinfo(b->skb)->frags[b->wfrag], n);
+	b->skb->len += n;
+	b->skb->data_len += n;
+}
+
+static void eri_sim_txb_put(struct eri_sim_txb *b, const void *src, u32 len)
+{
+	while (len) {
+		u32 n;
+		void *p = eri_sim_txb_next(b, len, &n);
+
+		memcpy(p, src, n);
+		eri_sim_txb_commit(b, n);
+		src += n;
+		len -= n;
+	}
+}
+
+/* Where a packet started: what eri_sim_txb_rewind() goes back to. */
+struct eri_sim_txb_mark {
+	u32 len;
+	u32 fsize;
+	u8 wfrag;
+};
+
+static void eri_sim_txb_mark(const struct eri_sim_txb *b,
+			     struct eri_sim_txb_mark *m)
+{
+	m->len = b->skb->len;
+	m->wfrag = b->wfrag;
+	m->fsize = skb_frag_size(&skb_shinfo(b->skb)->frags[b->wfrag]);
+}
+
+/* Forget the bytes written since @m: their pages stay, empty. */
+static void eri_sim_txb_rewind(struct eri_sim_txb *b,
+			       const struct eri_sim_txb_mark *m)
+{
+	struct skb_shared_info *si = skb_shinfo(b->skb);
+	u32 i;
+
+	for (i = m->wfrag + 1; i <= b->wfrag; i++)
+		skb_frag_size_set(&si->frags[i], 0);
+	skb_frag_size_set(&si->frags[m->wfrag], m->fsize);
+	b->skb->data_len -= b->skb->len - m->len;
+	b->skb->len = m->len;
+	b->wfrag = m->wfrag;
+}
+
+/* A new super-packet whose packets are @seg_len bytes. */
+static int eri_sim_txb_start(struct eri_sim_qp *qp, u32 seg_len)
+{
+	/* Room for either family's headers, pushed in front of the data. */
+	u32 room = LL_RESERVED_SPACE(qp->sdev->netdev) +
+		   sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	struct eri_sim_txb *b = &qp->txb;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room, GFP_ATOMIC);
+	if (!skb)
+		return -ENOMEM;
+	skb_reserve(skb, room);
+	b->skb = skb;
+	b->seg_len = seg_len;
+	b->nsegs = 0;
+	b->closed = false;
+	b->wfrag = 0;
+	b->max_segs = eri_sim_pkt_max_segs(qp, seg_len);
+	return 0;
+}
+
+/*
+ * Room for a packet of @seg_len bytes in the QP's super-packet: the one
+ * being built, or a new one after sending it.
+ */
+static int eri_sim_txb_make_room(struct eri_sim_qp *qp, u32 seg_len)
+{
+	struct eri_sim_txb *b = &qp->txb;
+	int ret;
+
+	if (b->skb && (b->closed || b->nsegs >= b->max_segs ||
+		       seg_len > b->seg_len))
+		eri_sim_txb_flush(qp);
+	if (!b->skb) {
+		ret = eri_sim_txb_start(qp, seg_len);
+		if (ret)
+			return ret;
+	}
+	ret = eri_sim_txb_reserve(b, seg_len);
+	if (!ret || !b->nsegs)
+		return ret;
+	/* Out of pages or fragment slots: send what there is, start anew. */
+	eri_sim_txb_flush(qp);
+	ret = eri_sim_txb_start(qp, seg_len);
+	if (ret)
+		return ret;
+	return eri_sim_txb_reserve(b, seg_len);
+}
+
+/**
+ * eri_sim_txb_add - put a data packet into the QP's super-packet
+ * @qp: the requester's QP
+ * @hdr: the packet's ERI header
+ * @w: the WQE whose payload it carries
+ * @off: offset of the payload in @w's message
+ * @len: payload bytes
+ *
+ * qp->lock held.  A packet longer than those before it, or one past what
+ * the route takes, starts a new super-packet after sending the one built;
+ * a shorter one is the last of its super-packet.
+ *
+ * Return: 0; -ENOMEM (nothing was added); or the error of @w's local
+ * buffer (-ENOENT, -EACCES, -ERANGE, -EFAULT), which fails the WQE.
+ */
+int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
+		    const struct eri_sim_swqe *w, u32 off, u32 len)
+{
+	struct eri_sim_txb *b = &qp->txb;
+	u32 seg_len = sizeof(*hdr) + len;
+	struct eri_sim_txb_mark m;
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	ret = eri_sim_txb_make_room(qp, seg_len);
+	if (ret) {
+		eri_sim_txb_flush(qp);
+		return ret;
+	}
+	eri_sim_txb_mark(b, &m);
+	eri_sim_txb_put(b, hdr, sizeof(*hdr));
+	if (w->inline_data)
+		eri_sim_txb_put(b, w->data + off, len);
+	while (!w->inline_data && len) {
+		u32 n;
+		void *p = eri_sim_txb_next(b, len, &n);
+
+		ret = eri_sim_sgl_read(qp, qp->pdn, w->sge, w->num_sge, off, p,
+				       n, &qp->tx_mrc);
+		if (ret) {
+			eri_sim_txb_rewind(b, &m);
+			return ret;
+		}
+		eri_sim_txb_commit(b, n);
+		off += n;
+		len -= n;
+	}
+	b->nsegs++;
+	if (seg_len < b->seg_len)
+		b->closed = true;
+	return 0;
+}
+
+/**
+ * eri_sim_txb_flush - send the QP's super-packet
+ * @qp: the QP
+ *
+ * qp->lock held.  Several packets go as one GSO buffer, a single one as a
+ * plain datagram.
+ */
+void eri_sim_txb_flush(struct eri_sim_qp *qp)
+{
+	struct eri_sim_txb *b = &qp->txb;
+	struct sk_buff *skb = b->skb;
+	struct skb_shared_info *si;
+
+	lockdep_assert_held(&qp->lock);
+	if (!skb)
+		return;
+	b->skb = NULL;
+	si = skb_shinfo(skb);
+	/* Pages reserved and left empty. */
+	while (si->nr_frags && !skb_frag_size(&si->frags[si->nr_frags - 1])) {
+		struct page *page = skb_frag_page(&si->frags[--si->nr_frags]);
+
+		skb->truesize -= page_size(page);
+		put_page(page);
+	}
+	if (!b->nsegs) {
+		kfree_skb(skb);
+		return;
+	}
+	if (b->nsegs > 1) {
+		si->gso_size = b->seg_len;
+		si->gso_type = SKB_GSO_UDP_L4;
+		si->gso_segs = b->nsegs;
+	}
+	eri_sim_pkt_xmit(qp, skb);
+}
+
+/**
+ * eri_sim_rx_split - check the packets of a received buffer
+ * @skb: a datagram, or several packets at once (a super-packet that was
+ *	never cut, or datagrams UDP GRO merged); its data starts at the first
+ *	ERI header
+ * @seg_len: where the length of every packet but the last goes
+ * @nsegs: where the number of packets goes
+ * @first: where the first packet's header goes
+ *
+ * Pure: reads @skb's bytes and nothing else.  Return: true when every
+ * packet has a whole header of this version and names the destination and
+ * source QP of the first; otherwise nothing of the buffer may be used.
+ */
+bool eri_sim_rx_split(const struct sk_buff *skb, u32 *seg_len, u32 *nsegs,
+		      struct eri_wire_hdr *first)
+{
+	const u32 hlen = sizeof(*first);
+	u32 seg = skb->len, n = 1, i;
+
+	if (skb_is_gso(skb)) {
+		seg = skb_shinfo(skb)->gso_size;
+		/* No packet is shorter than its header or longer than an MTU. */
+		if (seg < hlen || seg > hlen + ERI_SIM_MAX_PAYLOAD)
+			return false;
+		n = DIV_ROUND_UP(skb->len, seg);
+	}
+	if (skb->len < hlen || skb_copy_bits(skb, 0, first, hlen) ||
+	    first->version != ERI_WIRE_VERSION)
+		return false;
+	for (i = 1; i < n; i++) {
+		u32 off = i * seg, len = min(seg, skb->len - off);
+		const struct eri_wire_hdr *h;
+		struct eri_wire_hdr buf;
+
+		h = len < hlen ? NULL : skb_header_pointer(skb, off, hlen, &buf);
+		if (!h || h->version != ERI_WIRE_VERSION ||
+		    h->dqpn != first->dqpn || h->sqpn != first->sqpn)
+			return false;
+	}
+	*seg_len = seg;
+	*nsegs = n;
+	return true;
+}
