@@ -260,6 +260,25 @@ static void eri_sim_rx_ud_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 }
 
 /*
+ * The addresses of a received buffer, IPv4 ones mapped, and whether its
+ * outer header's ECN field says congestion was seen on the way here.
+ */
+static bool eri_sim_rx_addrs(const struct sk_buff *skb, struct in6_addr *saddr,
+			     struct in6_addr *daddr)
+{
+	if (IS_ENABLED(CONFIG_IPV6) && skb->protocol == htons(ETH_P_IPV6)) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		*saddr = ip6h->saddr;
+		*daddr = ip6h->daddr;
+		return INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
+	}
+	ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, saddr);
+	ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, daddr);
+	return INET_ECN_is_ce(ip_hdr(skb)->tos);
+}
+
+/*
  * A buffer the stack received on a socket of @sk's namespace: a datagram,
  * or a super-packet kept whole.  Softirq context; its data starts at the
  * first ERI header (the stack pulled the UDP header).
@@ -277,23 +296,7 @@ static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 	/* What the stack leaves to the reader of a UDP socket. */
 	if (udp_lib_checksum_complete(skb))
 		goto drop;
-	/*
-	 * The socket's family is the packet's (the IPv6 socket is IPv6-only).
-	 * The outer header's ECN field: congestion seen on the way here.
-	 */
-	if (IS_ENABLED(CONFIG_IPV6) && sk->sk_family == AF_INET6) {
-		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
-
-		saddr = ip6h->saddr;
-		daddr = ip6h->daddr;
-		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
-	} else {
-		const struct iphdr *iph = ip_hdr(skb);
-
-		ipv6_addr_set_v4mapped(iph->saddr, &saddr);
-		ipv6_addr_set_v4mapped(iph->daddr, &daddr);
-		ce = INET_ECN_is_ce(iph->tos);
-	}
+	ce = eri_sim_rx_addrs(skb, &saddr, &daddr);
 
 	rcu_read_lock();
 	en = rcu_dereference_sk_user_data(sk);
