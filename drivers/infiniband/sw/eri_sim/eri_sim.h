@@ -234,6 +234,8 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr);
 int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		     const struct sk_buff *skb, u32 off, size_t len);
+int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
+		      u64 iova, size_t len, struct sk_buff *skb);
 int eri_sim_mr_atomic(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
 		      u64 iova, u32 op, u64 swap_add, u64 compare, u64 *orig);
 int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,

@@ -6,11 +6,15 @@
  * them is placed.
  *
  * A QP's super-packet (qp->txb) is built while the requester holds
- * qp->lock, in page fragments of its own: ERI header, payload, ERI header,
- * payload..., every packet txb.seg_len bytes but the last.  Whoever made
- * the requester send calls eri_sim_txb_flush() before letting go of the
- * lock; the stack, or a NIC with UDP segmentation offload, then cuts the
- * buffer into datagrams at gso_size = seg_len.
+ * qp->lock: ERI header, payload, ERI header, payload..., every packet
+ * txb.seg_len bytes but the last.  Payloads of ERI_SIM_TXB_ZC_MIN bytes and
+ * more are not copied: the buffer's fragments are the headers (in a page
+ * of the super-packet's own) and the regions' own pages, which the buffer
+ * keeps referenced however long the stack holds it.  Smaller payloads are
+ * copied, with their headers, into page fragments of the super-packet.
+ * Whoever made the requester send calls eri_sim_txb_flush() before letting
+ * go of the lock; the stack, or a NIC with UDP segmentation offload, then
+ * cuts the buffer into datagrams at gso_size = seg_len.
  */
 #include <linux/gfp.h>
 #include <linux/ip.h>
@@ -21,6 +25,11 @@
 
 /* Pages of a super-packet: up to 32 KiB at once, where memory allows. */
 #define ERI_SIM_TXB_MAX_ORDER	3
+/*
+ * Payloads from this size on are sent from the region's pages: two
+ * fragments a packet (header, payload) cost less than copying it.
+ */
+#define ERI_SIM_TXB_ZC_MIN	512
 
 /* Bytes of @f's page from the fragment's start on. */
 static u32 eri_sim_frag_cap(const skb_frag_t *f)
@@ -162,7 +171,176 @@ static int eri_sim_txb_start(struct eri_sim_qp *qp, u32 seg_len)
 	b->nsegs = 0;
 	b->closed = false;
 	b->wfrag = 0;
+	b->zc = false;
+	b->fskb = skb;
 	b->max_segs = eri_sim_pkt_max_segs(qp, seg_len);
+	return 0;
+}
+
+/* Whether the super-packet being built has no room for a packet of @seg_len. */
+static bool eri_sim_txb_full(const struct eri_sim_txb *b, u32 seg_len, bool zc)
+{
+	return b->skb && (b->zc != zc || b->closed || b->nsegs >= b->max_segs ||
+			  seg_len > b->seg_len);
+}
+
+/*
+ * Fragments the payload of @w from @off, @len bytes, takes at most: one
+ * per host page each of its SGEs touches.
+ */
+static u32 eri_sim_txb_frags_needed(const struct eri_sim_swqe *w, u32 off,
+				    u32 len)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < w->num_sge && len; i++) {
+		u64 addr = w->sge[i].addr + off;
+		u32 chunk;
+
+		if (off >= w->sge[i].length) {
+			off -= w->sge[i].length;
+			continue;
+		}
+		chunk = min(len, w->sge[i].length - off);
+		n += DIV_ROUND_UP(offset_in_page(addr) + chunk, PAGE_SIZE);
+		len -= chunk;
+		off = 0;
+	}
+	return n;
+}
+
+/*
+ * The buffer a zero-copy packet's @need fragments go to: the super-packet
+ * itself, or the last buffer chained to it (its frag_list) when it has
+ * the slots, else a new one chained.  Return: the buffer, or NULL.
+ */
+static struct sk_buff *eri_sim_txb_frag_skb(struct eri_sim_txb *b, u32 need)
+{
+	struct sk_buff *last = b->fskb, *skb;
+
+	if (MAX_SKB_FRAGS - skb_shinfo(last)->nr_frags >= need)
+		return last;
+	skb = alloc_skb(0, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	if (last == b->skb)
+		skb_shinfo(last)->frag_list = skb;
+	else
+		last->next = skb;
+	b->skb->truesize += skb->truesize;
+	b->fskb = skb;
+	return skb;
+}
+
+/* Take the last chained buffer, empty, off the super-packet's frag_list. */
+static void eri_sim_txb_unchain(struct eri_sim_txb *b)
+{
+	struct sk_buff *skb = b->fskb, **pp = &skb_shinfo(b->skb)->frag_list;
+
+	b->fskb = b->skb;
+	while (*pp != skb) {
+		b->fskb = *pp;
+		pp = &(*pp)->next;
+	}
+	*pp = NULL;
+	b->skb->truesize -= skb->truesize;
+	kfree_skb(skb);
+}
+
+/*
+ * Add a packet without copying its payload: a fragment for its header in
+ * the super-packet's header page, the payload's pages as they are, into
+ * the super-packet or a buffer chained to it.  Return: 0, -ENOMEM, or as
+ * eri_sim_sgl_attach(), with nothing added.
+ */
+static int eri_sim_txb_attach(struct eri_sim_qp *qp,
+			      const struct eri_wire_hdr *hdr,
+			      const struct eri_sim_swqe *w, u32 off, u32 len)
+{
+	u32 need = 1 + eri_sim_txb_frags_needed(w, off, len);
+	struct eri_sim_txb *b = &qp->txb;
+	struct skb_shared_info *si;
+	u32 nr, blen, truesize;
+	struct sk_buff *skb;
+	int ret;
+
+	/* One packet's fragments never span two buffers. */
+	if (need > MAX_SKB_FRAGS)
+		return -EOPNOTSUPP;
+	if (!b->hpage || b->hoff + sizeof(*hdr) > PAGE_SIZE) {
+		struct page *page = alloc_page(GFP_ATOMIC | __GFP_NOWARN);
+
+		if (!page)
+			return -ENOMEM;
+		if (b->hpage)
+			put_page(b->hpage);
+		b->hpage = page;
+		b->hoff = 0;
+	}
+	skb = eri_sim_txb_frag_skb(b, need);
+	if (!skb)
+		return -ENOMEM;
+	si = skb_shinfo(skb);
+	nr = si->nr_frags;
+	blen = skb->len;
+	truesize = skb->truesize;
+	memcpy(page_address(b->hpage) + b->hoff, hdr, sizeof(*hdr));
+	get_page(b->hpage);
+	skb_fill_page_desc(skb, nr, b->hpage, b->hoff, sizeof(*hdr));
+	b->hoff += sizeof(*hdr);
+	skb->len += sizeof(*hdr);
+	skb->data_len += sizeof(*hdr);
+	skb->truesize += sizeof(*hdr);
+	ret = eri_sim_sgl_attach(qp, qp->pdn, w->sge, w->num_sge, off, len,
+				 skb, &qp->tx_mrc);
+	if (!ret) {
+		if (skb != b->skb) {
+			/* A chained buffer's bytes are the super-packet's. */
+			b->skb->len += skb->len - blen;
+			b->skb->data_len += skb->len - blen;
+			b->skb->truesize += skb->truesize - truesize;
+		}
+		return 0;
+	}
+	/* Take back the fragments of the packet, header and all. */
+	while (si->nr_frags > nr)
+		put_page(skb_frag_page(&si->frags[--si->nr_frags]));
+	skb->data_len -= skb->len - blen;
+	skb->len = blen;
+	skb->truesize = truesize;
+	/* A chained buffer may not be empty (skb_segment() needs fragments). */
+	if (skb != b->skb && !skb->len)
+		eri_sim_txb_unchain(b);
+	return ret;
+}
+
+/*
+ * eri_sim_txb_add() of a payload sent from its region's pages.  Return: as
+ * eri_sim_txb_add(), or -EOPNOTSUPP when it must be copied (pages that
+ * cannot be shared, or more fragments than one buffer takes).
+ */
+static int eri_sim_txb_add_zc(struct eri_sim_qp *qp,
+			      const struct eri_wire_hdr *hdr,
+			      const struct eri_sim_swqe *w, u32 off, u32 len)
+{
+	struct eri_sim_txb *b = &qp->txb;
+	u32 seg_len = sizeof(*hdr) + len;
+	int ret;
+
+	if (eri_sim_txb_full(b, seg_len, true))
+		eri_sim_txb_flush(qp);
+	if (!b->skb) {
+		ret = eri_sim_txb_start(qp, seg_len);
+		if (ret)
+			return ret;
+		b->zc = true;
+	}
+	ret = eri_sim_txb_attach(qp, hdr, w, off, len);
+	if (ret)
+		return ret;
+	b->nsegs++;
+	if (seg_len < b->seg_len)
+		b->closed = true;
 	return 0;
 }
 
@@ -175,8 +353,7 @@ static int eri_sim_txb_make_room(struct eri_sim_qp *qp, u32 seg_len)
 	struct eri_sim_txb *b = &qp->txb;
 	int ret;
 
-	if (b->skb && (b->closed || b->nsegs >= b->max_segs ||
-		       seg_len > b->seg_len))
+	if (eri_sim_txb_full(b, seg_len, false))
 		eri_sim_txb_flush(qp);
 	if (!b->skb) {
 		ret = eri_sim_txb_start(qp, seg_len);
@@ -202,9 +379,10 @@ static int eri_sim_txb_make_room(struct eri_sim_qp *qp, u32 seg_len)
  * @off: offset of the payload in @w's message
  * @len: payload bytes
  *
- * qp->lock held.  A packet longer than those before it, or one past what
- * the route takes, starts a new super-packet after sending the one built;
- * a shorter one is the last of its super-packet.
+ * qp->lock held.  A packet longer than those before it, one past what the
+ * route takes, or one copied after packets that were not (or the other
+ * way round), starts a new super-packet after sending the one built; a
+ * shorter one is the last of its super-packet.
  *
  * Return: 0; -ENOMEM (nothing was added); or the error of @w's local
  * buffer (-ENOENT, -EACCES, -ERANGE, -EFAULT), which fails the WQE.
@@ -218,6 +396,11 @@ int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
+	if (!w->inline_data && len >= ERI_SIM_TXB_ZC_MIN) {
+		ret = eri_sim_txb_add_zc(qp, hdr, w, off, len);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
 	ret = eri_sim_txb_make_room(qp, seg_len);
 	if (ret) {
 		eri_sim_txb_flush(qp);
@@ -261,10 +444,23 @@ void eri_sim_txb_flush(struct eri_sim_qp *qp)
 	struct skb_shared_info *si;
 
 	lockdep_assert_held(&qp->lock);
+	if (b->hpage) {
+		/* Its header fragments hold their own references. */
+		put_page(b->hpage);
+		b->hpage = NULL;
+	}
 	if (!skb)
 		return;
 	b->skb = NULL;
 	si = skb_shinfo(skb);
+	/* Pages a process may write while the stack holds them. */
+	if (b->zc) {
+		struct sk_buff *iter;
+
+		si->flags |= SKBFL_SHARED_FRAG;
+		skb_walk_frags(skb, iter)
+			skb_shinfo(iter)->flags |= SKBFL_SHARED_FRAG;
+	}
 	/* Pages reserved and left empty. */
 	while (si->nr_frags && !skb_frag_size(&si->frags[si->nr_frags - 1])) {
 		struct page *page = skb_frag_page(&si->frags[--si->nr_frags]);

@@ -13,6 +13,7 @@
 #include <linux/bitfield.h>
 #include <linux/eri/eri_wire_defs.h>
 #include <linux/hash.h>
+#include <linux/net.h>
 #include <linux/overflow.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -386,6 +387,53 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		else
 			memcpy(buf, p, chunk);
 		buf += chunk;
+		iova += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+/**
+ * eri_sim_mr_attach - add a region's bytes to a packet as page fragments
+ * @sdev: the device
+ * @mr: a region from eri_sim_mr_get() that covers [iova, iova + len)
+ * @iova: first byte of the region
+ * @len: bytes
+ * @skb: the packet; its fragments take a reference on each page
+ *
+ * Any context.  The packet may outlive the region: its references keep
+ * the pages.  Return: 0; -EFAULT when a page is not RAM, -EOPNOTSUPP when
+ * one cannot be shared (slab memory of a kernel region: copy it instead),
+ * -ENOSPC when @skb's fragment slots run out.  Fragments added before a
+ * failure stay; the caller takes them back.
+ */
+int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
+		      u64 iova, size_t len, struct sk_buff *skb)
+{
+	while (len) {
+		u32 i = skb_shinfo(skb)->nr_frags;
+		struct page *page;
+		size_t chunk;
+		void *p;
+
+		p = eri_sim_mr_chunk(sdev, mr, iova, len, &chunk);
+		if (!p)
+			return -EFAULT;
+		page = virt_to_page(p);
+		if (!sendpage_ok(page))
+			return -EOPNOTSUPP;
+		if (i && skb_can_coalesce(skb, i, page, offset_in_page(p))) {
+			skb_frag_size_add(&skb_shinfo(skb)->frags[i - 1], chunk);
+		} else {
+			if (i >= MAX_SKB_FRAGS)
+				return -ENOSPC;
+			get_page(page);
+			skb_fill_page_desc(skb, i, page, offset_in_page(p),
+					   chunk);
+		}
+		skb->len += chunk;
+		skb->data_len += chunk;
+		skb->truesize += chunk;
 		iova += chunk;
 		len -= chunk;
 	}

@@ -818,13 +818,15 @@ int eri_sim_rwqe_decode(const u8 *raw, struct eri_sim_rwqe *r)
 
 /*
  * The other end of a copy to or from a scatter/gather list: memory at @buf,
- * or the received packet @skb from offset @off; the regions come through
- * the batch's cache @mrc (or NULL).
+ * or the received packet @skb from offset @off, or (no copy) the packet
+ * @out whose fragments take the list's pages; the regions come through the
+ * batch's cache @mrc (or NULL).
  */
 struct eri_sim_sgl_io {
 	void *buf;
 	const struct sk_buff *skb;
 	u32 off;
+	struct sk_buff *out;
 	struct eri_sim_mr_cache *mrc;
 };
 
@@ -852,7 +854,10 @@ static int eri_sim_sgl_xfer(struct eri_sim_qp *qp, u32 pdn,
 					    access, addr, chunk, &mr);
 		if (ret)
 			return ret;
-		if (io->skb) {
+		if (io->out) {
+			ret = eri_sim_mr_attach(qp->sdev, mr, addr, chunk,
+						io->out);
+		} else if (io->skb) {
 			ret = eri_sim_mr_place(qp->sdev, mr, addr, io->skb,
 					       io->off, chunk);
 			io->off += chunk;
@@ -911,6 +916,32 @@ int eri_sim_sgl_read(struct eri_sim_qp *qp, u32 pdn,
 		     void *buf, u32 len, struct eri_sim_mr_cache *mrc)
 {
 	struct eri_sim_sgl_io io = { .buf = buf, .mrc = mrc };
+
+	return eri_sim_sgl_xfer(qp, pdn, sge, num_sge, off, len, false, &io);
+}
+
+/**
+ * eri_sim_sgl_attach - a scatter/gather list's bytes as a packet's fragments
+ * @qp: the QP
+ * @pdn: the PD the keys must belong to
+ * @sge: the list
+ * @num_sge: its length
+ * @off: byte offset into the list
+ * @len: bytes
+ * @skb: the packet
+ * @mrc: the cache of the batch the packet is part of
+ *
+ * No copy: @skb's fragments reference the regions' pages
+ * (eri_sim_mr_attach()).  Return: as eri_sim_sgl_copy(), or -EOPNOTSUPP
+ * and -ENOSPC as eri_sim_mr_attach(); the caller takes back the fragments
+ * of a failure.
+ */
+int eri_sim_sgl_attach(struct eri_sim_qp *qp, u32 pdn,
+		       const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		       u32 len, struct sk_buff *skb,
+		       struct eri_sim_mr_cache *mrc)
+{
+	struct eri_sim_sgl_io io = { .out = skb, .mrc = mrc };
 
 	return eri_sim_sgl_xfer(qp, pdn, sge, num_sge, off, len, false, &io);
 }

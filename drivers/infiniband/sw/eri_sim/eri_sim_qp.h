@@ -177,6 +177,15 @@ struct eri_sim_txb {
 	u32 max_segs;		/* what the route takes; 1: single packets */
 	bool closed;
 	u8 wfrag;		/* the fragment being filled */
+	/*
+	 * Zero copy: the payloads are the regions' own pages, the headers
+	 * fragments of @hpage (from @hoff on free), a fragment each.
+	 */
+	bool zc;
+	struct page *hpage;
+	u32 hoff;
+	/* Where fragments go: @skb, or the last buffer of its frag_list. */
+	struct sk_buff *fskb;
 };
 
 /*
@@ -348,6 +357,10 @@ int eri_sim_sgl_copy(struct eri_sim_qp *qp, u32 pdn,
 int eri_sim_sgl_read(struct eri_sim_qp *qp, u32 pdn,
 		     const struct eri_sim_sge *sge, u32 num_sge, u32 off,
 		     void *buf, u32 len, struct eri_sim_mr_cache *mrc);
+int eri_sim_sgl_attach(struct eri_sim_qp *qp, u32 pdn,
+		       const struct eri_sim_sge *sge, u32 num_sge, u32 off,
+		       u32 len, struct sk_buff *skb,
+		       struct eri_sim_mr_cache *mrc);
 int eri_sim_sgl_place(struct eri_sim_qp *qp, u32 pdn,
 		      const struct eri_sim_sge *sge, u32 num_sge, u32 off,
 		      const struct eri_sim_rx_pkt *pkt,
