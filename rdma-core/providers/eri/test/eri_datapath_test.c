@@ -386,6 +386,11 @@ static void test_ud(void)
 	CHECK(w[8] == 0x0a && w[9] == 0x0b && w[10] == 0x0c && w[11] == 0x0d);
 	CHECK(rd32(w + 64) == 0x654321 && memcmp(w + 80, inl, 5) == 0);
 
+	/* Both complete: room for two more in the four slots. */
+	dev_cqe(QPN, true, ERI_CQE_OP_SEND, 0, 0, idx + 1, 5, 0, 0);
+	CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 1 && wc.wr_id == 201 &&
+	      qp->sq.tail == qp->sq.pi);
+
 	/* As many SGEs and as much inline data as an RC WQE takes. */
 	for (i = 0; i < ERI_SQ_UD_MAX_SGE; i++) {
 		many[i].addr = 0x10000 * (i + 1);
@@ -414,6 +419,7 @@ static void test_ud(void)
 	/* The WQEs before them are untouched: each has its own slot. */
 	w = sq_wqe(idx + 1);
 	CHECK(memcmp(w + 80, inl, 5) == 0);
+	wr[0].sg_list = sge;
 	wr[1].sg_list = &sge[2];
 	idx += 2;
 
