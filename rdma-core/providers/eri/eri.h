@@ -26,6 +26,15 @@ struct eri_device {
  * its release.
  */
 #define ERI_QPN_BITS			24
+
+/*
+ * The sl of a datagram's completion: its network header type, in bits
+ * [2:0] as RoCE devices report it there, for applications that read it to
+ * find the addresses in the GRH area (UCX's ud_verbs: the IPv4 header sits
+ * at offset 20, an IPv6 header at 0).  An Ethernet port has no SL.
+ */
+#define ERI_WC_SL_IPV6			1
+#define ERI_WC_SL_IPV4			2
 #define ERI_QP_TABLE_SHIFT		12
 #define ERI_QP_TABLE_SIZE		(1U << ERI_QP_TABLE_SHIFT)
 #define ERI_QP_TABLE_MASK		(ERI_QP_TABLE_SIZE - 1)

@@ -411,9 +411,18 @@ static bool eri_cqe_to_wc(struct eri_cq *cq, const struct eri_cqe *cqe,
 
 	if (!is_sq) {
 		wc->src_qp = le32toh(cqe->src_qpn);
-		/* A datagram: the buffer starts with its 40-byte GRH. */
-		if (hdr & ERI_CQE_HDR_GRH)
+		/*
+		 * A datagram: the buffer starts with its 40-byte GRH.  RoCEv2
+		 * has a UD completion say whether the datagram came over IPv4
+		 * or IPv6 (IBA Annex A17.4.5.1), which tells where the GRH
+		 * area holds the destination address; ibv_wc has no field
+		 * for it; RoCE devices report it in sl (see ERI_WC_SL_IPV4).
+		 */
+		if (hdr & ERI_CQE_HDR_GRH) {
 			wc->wc_flags |= IBV_WC_GRH;
+			wc->sl = hdr & ERI_CQE_HDR_IPV4 ? ERI_WC_SL_IPV4 :
+							  ERI_WC_SL_IPV6;
+		}
 		if (hdr & ERI_CQE_HDR_IMM) {
 			wc->wc_flags |= IBV_WC_WITH_IMM;
 			/* Network byte order on both sides. */
@@ -574,7 +583,10 @@ static unsigned int eri_read_wc_flags(struct ibv_cq_ex *ibvcq)
 	return to_eri_cq_ex(ibvcq)->cur.wc_flags;
 }
 
-/* The port is Ethernet: no LIDs, no SL; 0 as ibv_poll_cq reports them. */
+/*
+ * The port is Ethernet: no LIDs, no SL.  SLID and the path bits are 0;
+ * sl is a datagram's network header type, as ibv_poll_cq reports it.
+ */
 static uint32_t eri_read_slid(struct ibv_cq_ex *ibvcq)
 {
 	return to_eri_cq_ex(ibvcq)->cur.slid;

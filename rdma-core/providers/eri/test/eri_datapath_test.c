@@ -473,7 +473,7 @@ static void test_recv(void)
 		      rd32(w + 28) == 9);
 
 		CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 0);
-		switch (i % 3) {
+		switch (i % 4) {
 		case 0:
 			dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0,
 				ERI_CQE_HDR_IMM, idx, 33, htobe32(0x01020304),
@@ -483,29 +483,41 @@ static void test_recv(void)
 			dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0,
 				ERI_CQE_HDR_INV, idx, 34, 0, 0x777);
 			break;
-		default:
+		case 2:
 			dev_cqe(QPN, false, ERI_CQE_OP_RECV_WRITE_IMM, 0,
 				ERI_CQE_HDR_IMM, idx, 0, htobe32(5), 0);
+			break;
+		default:
+			/* A datagram over IPv4: the GRH area, then 8 bytes. */
+			dev_cqe(QPN, false, ERI_CQE_OP_RECV, 0,
+				ERI_CQE_HDR_GRH | ERI_CQE_HDR_IPV4, idx, 48,
+				0, 0);
 			break;
 		}
 		CHECK(eri_poll_cq(&cq->vcq.cq, 1, &wc) == 1);
 		CHECK(wc.wr_id == (uint64_t)(1000 + i));
 		CHECK(wc.src_qp == 7);
-		switch (i % 3) {
+		switch (i % 4) {
 		case 0:
 			CHECK(wc.opcode == IBV_WC_RECV && wc.byte_len == 33 &&
 			      wc.wc_flags == IBV_WC_WITH_IMM &&
-			      wc.imm_data == htobe32(0x01020304));
+			      wc.imm_data == htobe32(0x01020304) && !wc.sl);
 			break;
 		case 1:
 			CHECK(wc.opcode == IBV_WC_RECV &&
 			      wc.wc_flags == IBV_WC_WITH_INV &&
-			      wc.invalidated_rkey == 0x777);
+			      wc.invalidated_rkey == 0x777 && !wc.sl);
 			break;
-		default:
+		case 2:
 			CHECK(wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
 			      wc.wc_flags == IBV_WC_WITH_IMM &&
-			      wc.imm_data == htobe32(5));
+			      wc.imm_data == htobe32(5) && !wc.sl);
+			break;
+		default:
+			/* The network header type in sl, as RoCE reports it. */
+			CHECK(wc.opcode == IBV_WC_RECV && wc.byte_len == 48 &&
+			      wc.wc_flags == IBV_WC_GRH &&
+			      wc.sl == ERI_WC_SL_IPV4);
 			break;
 		}
 		CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
@@ -1274,7 +1286,7 @@ static void test_cq_ex(void)
 	CHECK(a[2].wr_id == 501 &&
 	      a[2].opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
 	      a[2].wc_flags == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
-	      a[2].src_qp == 7);
+	      a[2].src_qp == 7 && a[2].sl == ERI_WC_SL_IPV6);
 	CHECK(a[3].wr_id == 601 && a[3].status == IBV_WC_REM_ACCESS_ERR &&
 	      a[3].vendor_err == ERI_CQE_STS_REM_ACCESS_ERR);
 
