@@ -95,6 +95,7 @@ static_assert(sizeof(struct eri_aq_query_device_cmd) == ERI_AQ_SQE_SIZE);
 #define ERI_DEV_CAP_IMM			BIT(4)
 #define ERI_DEV_CAP_FAST_REG		BIT(5)	/* REG_MR and LOCAL_INV WRs */
 #define ERI_DEV_CAP_IPV6		BIT(6)	/* GIDs not IPv4-mapped */
+#define ERI_DEV_CAP_CQ_PBL		BIT(7)	/* CQ rings by page list */
 
 struct eri_aq_device_attr {
 	__le64 fw_version;
@@ -255,9 +256,13 @@ static_assert(sizeof(struct eri_aq_dereg_mr_cmd) == ERI_AQ_SQE_SIZE);
 
 /*
  * CREATE_CQ: completion queue @cqn of 2^depth_log 32-byte entries in the
- * physically contiguous ring at ring_addr.  The consumer index and the arm
- * request live in the struct eri_cq_dbrec at dbrec_addr (eri_io_defs.h).
- * Completion events go to completion event queue @eqn.
+ * physically contiguous ring at ring_addr, or with PBL (ERI_DEV_CAP_CQ_PBL)
+ * in @npages pages of 2^page_shift bytes whose bus addresses are the
+ * little-endian 64-bit entries of the page list at ring_addr (one page for
+ * a ring smaller than a page); the device copies the page list before it
+ * completes the command.  The consumer index and the arm request live in
+ * the struct eri_cq_dbrec at dbrec_addr (eri_io_defs.h).  Completion
+ * events go to completion event queue @eqn.
  */
 struct eri_aq_create_cq_cmd {
 	struct eri_aq_cmd_hdr hdr;
@@ -266,10 +271,13 @@ struct eri_aq_create_cq_cmd {
 	__le32 cqn;
 	__le32 eqn;
 	__le32 cfg;
-	u8 reserved[28];
+	__le32 npages;
+	u8 reserved[24];
 };
 
 #define ERI_AQ_CREATE_CQ_DEPTH_LOG	GENMASK(4, 0)
+#define ERI_AQ_CREATE_CQ_PBL		BIT(7)
+#define ERI_AQ_CREATE_CQ_PAGE_SHIFT	GENMASK(13, 8)
 
 static_assert(sizeof(struct eri_aq_create_cq_cmd) == ERI_AQ_SQE_SIZE);
 

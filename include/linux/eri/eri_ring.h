@@ -3,7 +3,8 @@
  * ERI ring index arithmetic, shared by the device and the driver.
  *
  * Producers and consumers keep free-running 16-bit indices into rings of
- * 2^depth_log entries, depth_log <= ERI_RING_MAX_DEPTH_LOG.  The slot of index
+ * 2^depth_log entries, depth_log <= ERI_RING_MAX_DEPTH_LOG; CQs 32-bit ones
+ * (depth_log <= ERI_CQ_MAX_DEPTH_LOG).  The slot of index
  * i is its low depth_log bits; the owner bit of the entry written at i is 1
  * on even passes over the ring and 0 on odd ones (eri_io_defs.h).
  */
@@ -15,12 +16,19 @@
 /* A 16-bit index must tell a full ring from an empty one. */
 #define ERI_RING_MAX_DEPTH_LOG	15
 
-static inline u32 eri_ring_slot(u16 idx, u32 depth_log)
+/*
+ * A CQ's indices are 32 bits wide (Documentation/infiniband/eri.rst,
+ * "Completion queues"), so its ring may be larger; this deep with a page
+ * list (ERI_DEV_CAP_CQ_PBL).
+ */
+#define ERI_CQ_MAX_DEPTH_LOG	22
+
+static inline u32 eri_ring_slot(u32 idx, u32 depth_log)
 {
 	return idx & ((1U << depth_log) - 1);
 }
 
-static inline u32 eri_ring_owner(u16 idx, u32 depth_log)
+static inline u32 eri_ring_owner(u32 idx, u32 depth_log)
 {
 	return !((idx >> depth_log) & 1);
 }
@@ -29,6 +37,18 @@ static inline u32 eri_ring_owner(u16 idx, u32 depth_log)
 static inline u32 eri_ring_used(u16 pi, u16 ci)
 {
 	return (u16)(pi - ci);
+}
+
+/*
+ * Entries of a CQ produced and not yet consumed: modulo 2^16 for a ring of
+ * at most 2^ERI_RING_MAX_DEPTH_LOG entries, whose consumer may keep a
+ * 16-bit index, modulo 2^32 for a larger one.
+ */
+static inline u32 eri_cq_used(u32 pi, u32 ci, u32 depth_log)
+{
+	if (depth_log <= ERI_RING_MAX_DEPTH_LOG)
+		return (u16)(pi - ci);
+	return pi - ci;
 }
 
 #endif /* _ERI_RING_H_ */

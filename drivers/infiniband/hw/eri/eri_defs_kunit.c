@@ -182,6 +182,31 @@ static void eri_defs_test_ring(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_ring_used(2, 0xfffe), 4U);
 }
 
+/*
+ * CQ indices are 32 bits: owner bits of rings deeper than 2^15 flip past
+ * the 16-bit wrap, and a ring of at most 2^15 entries is counted modulo
+ * 2^16 (a 16-bit consumer's zero-extended ci), a deeper one modulo 2^32.
+ */
+static void eri_defs_test_cq_ring(struct kunit *test)
+{
+	u32 log = ERI_CQ_MAX_DEPTH_LOG;
+
+	KUNIT_EXPECT_EQ(test, eri_ring_owner(BIT(16), 16), 0U);
+	KUNIT_EXPECT_EQ(test, eri_ring_owner(BIT(17), 16), 1U);
+	KUNIT_EXPECT_EQ(test, eri_ring_owner(BIT(log), log), 0U);
+	KUNIT_EXPECT_EQ(test, eri_ring_slot(BIT(log) + 5, log), 5U);
+	KUNIT_EXPECT_EQ(test, eri_ring_slot(0xfffffffeU + 3, log), 1U);
+	KUNIT_EXPECT_EQ(test, eri_cq_used(0x10002, 0xfffe, 16), 4U);
+	KUNIT_EXPECT_EQ(test, eri_cq_used(0x10000 + BIT(16), 0x10000, 16),
+			BIT(16));
+	KUNIT_EXPECT_EQ(test, eri_cq_used(2, 0xfffffffe, log), 4U);
+	/* A 16-bit consumer of a small ring. */
+	KUNIT_EXPECT_EQ(test, eri_cq_used(0x12345, 0x2340, 15), 5U);
+	KUNIT_EXPECT_EQ(test, eri_cq_used(0x10001, 0xffff, 3), 2U);
+	/* A deep ring is counted in full: that would be an overrun. */
+	KUNIT_EXPECT_EQ(test, eri_cq_used(0x12345, 0x2340, 16), 0x10005U);
+}
+
 static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 {
 	struct eri_aq_create_cq_cmd cq = {
@@ -206,6 +231,15 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c[25], 0x01);
 	KUNIT_EXPECT_EQ(test, c[28], 2);
 	KUNIT_EXPECT_EQ(test, c[32], 15);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_cq_cmd, npages), 36);
+	cq.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG, 22) |
+			     ERI_AQ_CREATE_CQ_PBL |
+			     FIELD_PREP(ERI_AQ_CREATE_CQ_PAGE_SHIFT, 16));
+	cq.npages = cpu_to_le32(2048);
+	KUNIT_EXPECT_EQ(test, c[32], 22 | 0x80);
+	KUNIT_EXPECT_EQ(test, c[33], 16);
+	KUNIT_EXPECT_EQ(test, c[36], 0);
+	KUNIT_EXPECT_EQ(test, c[37], 8);
 
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, sq_addr), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_create_qp_cmd, rq_addr), 16);
@@ -341,6 +375,7 @@ static struct kunit_case eri_defs_test_cases[] = {
 	KUNIT_CASE(eri_defs_test_events),
 	KUNIT_CASE(eri_defs_test_regs),
 	KUNIT_CASE(eri_defs_test_ring),
+	KUNIT_CASE(eri_defs_test_cq_ring),
 	KUNIT_CASE(eri_defs_test_cq_qp_cmds),
 	KUNIT_CASE(eri_defs_test_qp_attr),
 	KUNIT_CASE(eri_defs_test_wqe_cqe),

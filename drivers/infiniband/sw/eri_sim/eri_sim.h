@@ -37,7 +37,7 @@
 #define ERI_SIM_MAX_CQ		16384
 #define ERI_SIM_MAX_SRQ		4096
 #define ERI_SIM_MAX_QP_WR_LOG	14
-#define ERI_SIM_MAX_CQE_LOG	ERI_RING_MAX_DEPTH_LOG
+#define ERI_SIM_MAX_CQE_LOG	ERI_CQ_MAX_DEPTH_LOG
 #define ERI_SIM_MR_MAX_PAGES	BIT(20)
 #define ERI_SIM_MAX_FAST_REG_PAGES	1024
 /* Address handles are the driver's (UD WQEs carry the address): a bound. */

@@ -52,6 +52,7 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_UD |
 				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG |
 				 ERI_DEV_CAP_ATOMIC | ERI_DEV_CAP_SRQ |
+				 ERI_DEV_CAP_CQ_PBL |
 				 (IS_ENABLED(CONFIG_IPV6) ?
 				  ERI_DEV_CAP_IPV6 : 0));
 	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
@@ -65,7 +66,7 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->max_mr = cpu_to_le32(ERI_SIM_MAX_MR);
 	attr->max_pd = cpu_to_le32(ERI_SIM_MAX_PD);
 	attr->max_qp_wr = cpu_to_le32(BIT(ERI_SIM_MAX_QP_WR_LOG));
-	attr->max_cqe = cpu_to_le32(BIT(ERI_RING_MAX_DEPTH_LOG));
+	attr->max_cqe = cpu_to_le32(BIT(ERI_SIM_MAX_CQE_LOG));
 	attr->max_send_sge = cpu_to_le16(6);
 	attr->max_recv_sge = cpu_to_le16(7);
 	attr->max_inline_data = cpu_to_le16(96);

@@ -6,7 +6,8 @@
  * admin queue overrun, event queue owner bits, overflow and arming, the
  * register file, the DMA address checks, and queue pairs fed hostile send
  * queues (bad opcodes, lengths, formats, keys and indexes) and full CQs,
- * and shared receive queues: the flush of WQEs a QP took, hostile WQEs.
+ * CQ rings by page list, and shared receive queues: the flush of WQEs a QP
+ * took, hostile WQEs.
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
@@ -897,6 +898,162 @@ static void eri_sim_test_cq_overrun(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, found, 1U);
 }
 
+#define T_PBL_CQN	4
+#define T_PBL_LOG	16	/* 2 MiB of CQEs: indices pass the 16-bit wrap */
+#define T_PBL_SHIFT	16	/* in 32 pages of 64 KiB */
+#define T_PBL_PAGES	BIT(T_PBL_LOG + 5 - T_PBL_SHIFT)
+
+static u8 t_create_cq(struct kunit *test, struct eri_sim_test *t, u32 cqn,
+		      u32 depth_log, u64 ring, u32 npages, u32 page_shift,
+		      void *dbrec)
+{
+	struct eri_aq_create_cq_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_CQ),
+		.ring_addr = cpu_to_le64(ring),
+		.dbrec_addr = cpu_to_le64(virt_to_phys(dbrec)),
+		.cqn = cpu_to_le32(cqn),
+		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG,
+					      depth_log) |
+				   (npages ? ERI_AQ_CREATE_CQ_PBL |
+				    FIELD_PREP(ERI_AQ_CREATE_CQ_PAGE_SHIFT,
+					       page_shift) : 0)),
+		.npages = cpu_to_le32(npages),
+	};
+
+	return t_exec(test, t, &cmd);
+}
+
+static u8 t_destroy_cq(struct kunit *test, struct eri_sim_test *t, u32 cqn)
+{
+	struct eri_aq_destroy_cq_cmd cmd = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_DESTROY_CQ),
+		.cqn = cpu_to_le32(cqn),
+	};
+
+	return t_exec(test, t, &cmd);
+}
+
+/* Post CQE @i of CQ @cqn; the entry must land at @e with its owner bit. */
+static void t_post_cqe(struct kunit *test, struct eri_sim_cq *cq,
+		       const struct eri_cqe *e, u32 i)
+{
+	struct eri_cqe cqe = { .qpn = cpu_to_le32(i) };
+	u32 hdr;
+
+	KUNIT_ASSERT_EQ(test, eri_sim_cq_post(cq, &cqe), 0);
+	hdr = le32_to_cpu(READ_ONCE(e->hdr));
+	KUNIT_ASSERT_EQ(test, FIELD_GET(ERI_CQE_HDR_OWNER, hdr),
+			eri_ring_owner(i, cq->depth_log));
+	KUNIT_ASSERT_EQ(test, le32_to_cpu(e->qpn), i);
+}
+
+/*
+ * A CQ ring given by page list: bad lists are refused; a good one takes
+ * completions page by page, with 32-bit indices past the 16-bit wrap (owner
+ * bits flip at 2^16), and overruns when full.  A 16-bit consumer of a
+ * small contiguous ring keeps working past the wrap of its index.
+ */
+static void eri_sim_test_cq_pbl(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	const u32 per_page = BIT(T_PBL_SHIFT - 5);
+	struct eri_cq_dbrec *db;
+	struct eri_cqe *small;
+	struct page **pages;
+	struct eri_sim_cq *cq;
+	__le64 *pbl;
+	u64 pbl_pa;
+	u32 i;
+
+	pages = kunit_kcalloc(test, T_PBL_PAGES, sizeof(*pages), GFP_KERNEL);
+	pbl = kunit_kcalloc(test, T_PBL_PAGES, sizeof(*pbl), GFP_KERNEL);
+	db = kunit_kzalloc(test, sizeof(*db), GFP_KERNEL);
+	small = kunit_kzalloc(test, sizeof(*small) << 3, GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, pages && pbl && db && small);
+	for (i = 0; i < T_PBL_PAGES; i++) {
+		pages[i] = alloc_pages(GFP_KERNEL | __GFP_ZERO,
+				       T_PBL_SHIFT - PAGE_SHIFT);
+		if (!pages[i])
+			break;
+		pbl[i] = cpu_to_le64(page_to_phys(pages[i]));
+	}
+	if (i < T_PBL_PAGES)
+		goto out_free;
+	pbl_pa = virt_to_phys(pbl);
+
+	t_enable(test, t);
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, virt_to_phys(t->ceq),
+					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
+	/* Page size out of range, a count that does not match the depth. */
+	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
+					  T_PBL_PAGES, 11, db),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
+					  T_PBL_PAGES, 31, db),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
+					  T_PBL_PAGES - 1, T_PBL_SHIFT, db),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG,
+					  T_NOT_RAM, T_PBL_PAGES, T_PBL_SHIFT,
+					  db),
+			ERI_AQ_STS_DMA_ERR);
+	/* A page not aligned to the page size, a page that is not RAM. */
+	pbl[3] = cpu_to_le64(page_to_phys(pages[3]) + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
+					  T_PBL_PAGES, T_PBL_SHIFT, db),
+			ERI_AQ_STS_BAD_PARAM);
+	pbl[3] = cpu_to_le64(T_NOT_RAM);
+	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
+					  T_PBL_PAGES, T_PBL_SHIFT, db),
+			ERI_AQ_STS_BAD_PARAM);
+	KUNIT_EXPECT_NULL(test, eri_sim_cq_find(t->sdev, T_PBL_CQN));
+	pbl[3] = cpu_to_le64(page_to_phys(pages[3]));
+	KUNIT_ASSERT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
+					  T_PBL_PAGES, T_PBL_SHIFT, db),
+			ERI_AQ_STS_OK);
+	/* The device copied the list: changing it now changes nothing. */
+	memset(pbl, 0, T_PBL_PAGES * sizeof(*pbl));
+
+	cq = eri_sim_cq_find(t->sdev, T_PBL_CQN);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	for (i = 0; i < BIT(T_PBL_LOG) + 3; i++) {
+		u32 slot = eri_ring_slot(i, T_PBL_LOG);
+
+		t_post_cqe(test, cq, (struct eri_cqe *)
+			   page_address(pages[slot / per_page]) +
+			   slot % per_page, i);
+		WRITE_ONCE(db->ci, cpu_to_le32(i + 1));
+	}
+	/* Full once a whole ring is unconsumed, not earlier. */
+	for (; i < BIT(T_PBL_LOG + 1) + 3; i++) {
+		struct eri_cqe cqe = {};
+
+		KUNIT_ASSERT_EQ(test, eri_sim_cq_post(cq, &cqe), 0);
+	}
+	KUNIT_EXPECT_EQ(test, eri_sim_cq_post(cq, &(struct eri_cqe){}),
+			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, t_destroy_cq(test, t, T_PBL_CQN), ERI_AQ_STS_OK);
+
+	/* Eight contiguous entries, a consumer that writes 16 bits of ci. */
+	KUNIT_ASSERT_EQ(test, t_create_cq(test, t, T_PBL_CQN, 3,
+					  virt_to_phys(small), 0, 0, db),
+			ERI_AQ_STS_OK);
+	WRITE_ONCE(db->ci, 0);
+	cq = eri_sim_cq_find(t->sdev, T_PBL_CQN);
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	for (i = 0; i < BIT(16) + 20; i++) {
+		t_post_cqe(test, cq, &small[eri_ring_slot(i, 3)], i);
+		WRITE_ONCE(db->ci, cpu_to_le32((u16)(i + 1)));
+	}
+	KUNIT_EXPECT_EQ(test, t_destroy_cq(test, t, T_PBL_CQN), ERI_AQ_STS_OK);
+
+out_free:
+	for (i = 0; i < T_PBL_PAGES && pages[i]; i++)
+		__free_pages(pages[i], T_PBL_SHIFT - PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, i, (u32)T_PBL_PAGES);
+}
+
 #define T_SRQN		2
 #define T_SRQ_LOG	3
 
@@ -1377,6 +1534,7 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_sq_bad_lkey),
 	KUNIT_CASE(eri_sim_test_sq_bad_index),
 	KUNIT_CASE(eri_sim_test_cq_overrun),
+	KUNIT_CASE(eri_sim_test_cq_pbl),
 	KUNIT_CASE(eri_sim_test_srq_flush),
 	KUNIT_CASE(eri_sim_test_srq_hostile),
 	KUNIT_CASE(eri_sim_test_srq_limit_full_aeq),
