@@ -31,6 +31,8 @@ struct eri_ibv_alloc_ucontext_req {
 enum {
 	/* The device executes SEND/WRITE/READ with immediate and invalidate. */
 	ERI_UCTX_CAP_IMM = 1 << 0,
+	/* A CQ's ring may be the provider's memory (eri_ibv_create_cq_req). */
+	ERI_UCTX_CAP_CQ_USER_RING = 1 << 1,
 };
 
 struct eri_ibv_alloc_ucontext_resp {
@@ -42,12 +44,36 @@ struct eri_ibv_alloc_ucontext_resp {
 	__u8 sq_wqe_shift;	/* log2 of the SQ WQE size in bytes */
 	__u8 rq_wqe_shift;	/* log2 of the RQ WQE size in bytes */
 	__u8 cqe_shift;		/* log2 of the CQE size in bytes */
-	__u8 reserved[5];
+	/* log2 of the entries of the deepest CQ ring (CQ_USER_RING) */
+	__u8 max_cq_depth_log;
+	__u8 reserved[4];
 };
 
 struct eri_ibv_alloc_pd_resp {
 	__u32 comp_mask;
 	__u32 pdn;
+};
+
+enum {
+	ERI_CREATE_CQ_USER_RING = 1 << 0,
+};
+
+/*
+ * With ERI_CREATE_CQ_USER_RING (and ERI_UCTX_CAP_CQ_USER_RING) the CQ's
+ * ring is the provider's: 2^depth_log CQEs at ring_va, which is page
+ * aligned and zeroed, and the struct eri_cq_dbrec right after them.  The
+ * kernel pins that memory as it pins a memory region (it counts against
+ * RLIMIT_MEMLOCK) and gives it to the device; depth_log is at most
+ * max_cq_depth_log, and 2^depth_log at least the entries asked for.  The
+ * response then carries no mmap keys, and the provider's consumer index
+ * is 32 bits wide.  Without it (no driver data) the kernel allocates a
+ * ring of at most 2^15 entries for the provider to mmap(), whose consumer
+ * index may be 16 bits wide.
+ */
+struct eri_ibv_create_cq_req {
+	__u32 comp_mask;
+	__u32 depth_log;
+	__aligned_u64 ring_va;
 };
 
 /*

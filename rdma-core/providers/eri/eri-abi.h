@@ -14,8 +14,8 @@ DECLARE_DRV_CMD(eri_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
 		eri_ibv_alloc_ucontext_req, eri_ibv_alloc_ucontext_resp);
 DECLARE_DRV_CMD(eri_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
 		eri_ibv_alloc_pd_resp);
-DECLARE_DRV_CMD(eri_create_cq, IB_USER_VERBS_CMD_CREATE_CQ, empty,
-		eri_ibv_create_cq_resp);
+DECLARE_DRV_CMD(eri_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
+		eri_ibv_create_cq_req, eri_ibv_create_cq_resp);
 DECLARE_DRV_CMD(eri_create_qp, IB_USER_VERBS_CMD_CREATE_QP, empty,
 		eri_ibv_create_qp_resp);
 DECLARE_DRV_CMD(eri_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, empty,

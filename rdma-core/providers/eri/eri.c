@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ccan/minmax.h>
+
 #include "eri.h"
 #include "eri-abi.h"
 
@@ -196,6 +198,9 @@ static struct verbs_context *eri_alloc_context(struct ibv_device *ibvdev,
 	ctx->sq_wqe_shift = resp.sq_wqe_shift;
 	ctx->rq_wqe_shift = resp.rq_wqe_shift;
 	ctx->cqe_shift = resp.cqe_shift;
+	if (resp.dev_caps & ERI_UCTX_CAP_CQ_USER_RING)
+		ctx->max_cq_depth_log = min_t(uint32_t, resp.max_cq_depth_log,
+					      ERI_CQ_MAX_DEPTH_LOG);
 
 	err = pthread_mutex_init(&ctx->qp_table_mutex, NULL);
 	if (err) {

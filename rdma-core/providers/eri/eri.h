@@ -45,6 +45,8 @@ struct eri_qp;
 struct eri_context {
 	struct verbs_context ibvctx;
 	uint32_t dev_caps;		/* ERI_UCTX_CAP_* */
+	/* With ERI_UCTX_CAP_CQ_USER_RING: log2 of the deepest CQ ring. */
+	uint32_t max_cq_depth_log;
 	uint32_t max_inline_data;
 	uint16_t max_send_sge;
 	uint16_t max_recv_sge;
@@ -79,13 +81,19 @@ struct eri_cq {
 	pthread_spinlock_t lock;
 	uint32_t cqn;
 	uint32_t depth_log;
-	uint16_t ci;			/* free-running consumer index */
-	uint16_t poll_start;		/* ci at start_poll */
+	uint32_t ci;			/* free-running consumer index */
+	uint32_t poll_start;		/* ci at start_poll */
 	uint32_t arm_sn;		/* sequence number of the last arm */
+	/*
+	 * The ring, and the doorbell record: in one buffer of ours (@own,
+	 * @ring_size bytes, the record after the ring), or two mappings of
+	 * the kernel's.
+	 */
 	struct eri_cqe *ring;
 	size_t ring_size;
 	struct eri_cq_dbrec *dbrec;
 	size_t dbrec_size;
+	bool own;
 	/* Debugging: CQEs dropped because they named no live WQE. */
 	uint64_t stale_cqes;
 	/*

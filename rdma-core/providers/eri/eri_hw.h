@@ -24,13 +24,16 @@
 /* Rings hold 2^depth_log entries; a 16-bit index tells full from empty. */
 #define ERI_RING_MAX_DEPTH_LOG		15
 
-static inline uint32_t eri_ring_slot(uint16_t idx, uint32_t depth_log)
+/* A CQ's indices are 32 bits wide: its ring may be this deep. */
+#define ERI_CQ_MAX_DEPTH_LOG		22
+
+static inline uint32_t eri_ring_slot(uint32_t idx, uint32_t depth_log)
 {
 	return idx & ((1U << depth_log) - 1);
 }
 
 /* Owner bit the device writes at free-running index @idx: 1 on even passes. */
-static inline uint32_t eri_ring_owner(uint16_t idx, uint32_t depth_log)
+static inline uint32_t eri_ring_owner(uint32_t idx, uint32_t depth_log)
 {
 	return !((idx >> depth_log) & 1);
 }

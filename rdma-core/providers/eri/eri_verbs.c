@@ -2,10 +2,11 @@
 /*
  * liberi: completion queues, queue pairs and the data path.
  *
- * The kernel allocates the rings and doorbell records and maps them to us
- * (mmap() on the uverbs file at the offsets of the create responses); after
- * that, posting and polling touch only shared memory, in the formats of
- * eri_hw.h.  The one system call of the fast path is the send queue kick: a
+ * The kernel allocates the rings and doorbell records of queue pairs and
+ * SRQs and maps them to us (mmap() on the uverbs file at the offsets of the
+ * create responses); a CQ's ring and record are ours, pinned by the kernel
+ * (ERI_UCTX_CAP_CQ_USER_RING), or mapped as well.  After that, posting and
+ * polling touch only shared memory, in the formats of eri_hw.h.  The one system call of the fast path is the send queue kick: a
  * POST_SEND with no work requests, made only when the device asked for one
  * in the QP's doorbell record (Documentation/infiniband/eri.rst, "Doorbells
  * and kicks"), and the same for the receive queue while the QP is in ERR.
@@ -116,6 +117,97 @@ static struct eri_qp *eri_qp_table_lookup(struct eri_context *ctx,
  * object, its ring and its doorbell record.  Return: the CQ, or NULL with
  * errno set.
  */
+/*
+ * The depth of a CQ of @cqe entries, as the kernel chooses it: one entry to
+ * spare when that fits.  Return: its log2, or -1 when it does not fit.
+ */
+static int eri_cq_depth_log(uint32_t cqe, uint32_t max_log)
+{
+	uint32_t log = 0;
+
+	if (!cqe || cqe > (1U << max_log))
+		return -1;
+	while ((1ULL << log) < (uint64_t)cqe + 1)
+		log++;
+	if (log > max_log)
+		log = max_log;
+	return log;
+}
+
+/*
+ * Our own ring for the CQ, the doorbell record after it, zeroed (no entry
+ * valid), for the kernel to pin: @cmd asks for it.
+ */
+static int eri_cq_alloc_ring(struct eri_context *ctx, struct eri_cq *cq,
+			     uint32_t cqe, struct eri_create_cq *cmd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ring;
+	int log;
+	void *p;
+
+	log = eri_cq_depth_log(cqe, ctx->max_cq_depth_log);
+	if (log < 0)
+		return EINVAL;
+	ring = sizeof(struct eri_cqe) << log;
+	cq->ring_size = align(ring + sizeof(struct eri_cq_dbrec), page);
+	p = mmap(NULL, cq->ring_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return errno;
+	/* A child of fork() must not get copies the device writes into. */
+	if (ibv_dontfork_range(p, cq->ring_size)) {
+		munmap(p, cq->ring_size);
+		return ENOMEM;
+	}
+	cq->ring = p;
+	cq->dbrec = (struct eri_cq_dbrec *)((uint8_t *)p + ring);
+	cq->own = true;
+	cmd->comp_mask = ERI_CREATE_CQ_USER_RING;
+	cmd->depth_log = log;
+	cmd->ring_va = (uintptr_t)p;
+	return 0;
+}
+
+static void eri_cq_free_ring(struct eri_cq *cq)
+{
+	if (cq->own) {
+		ibv_dofork_range(cq->ring, cq->ring_size);
+		munmap(cq->ring, cq->ring_size);
+	} else {
+		eri_munmap(cq->dbrec, cq->dbrec_size);
+		eri_munmap(cq->ring, cq->ring_size);
+	}
+	cq->ring = NULL;
+	cq->dbrec = NULL;
+}
+
+/* Map the kernel's ring and record of the CQ that @resp describes. */
+static int eri_cq_map_ring(struct ibv_context *ibvctx, struct eri_cq *cq,
+			   const struct eri_create_cq_resp *resp)
+{
+	cq->ring_size = resp->ring_size;
+	cq->dbrec_size = resp->dbrec_size;
+	if (cq->depth_log > ERI_RING_MAX_DEPTH_LOG ||
+	    cq->ring_size < ((size_t)sizeof(struct eri_cqe) << cq->depth_log) ||
+	    cq->dbrec_size < sizeof(struct eri_cq_dbrec))
+		return EINVAL;
+
+	/* We only read the ring; the doorbell record is ours to write. */
+	cq->ring = eri_mmap(ibvctx, cq->ring_size, PROT_READ,
+			    resp->ring_mmap_key);
+	if (!cq->ring)
+		return errno;
+	cq->dbrec = eri_mmap(ibvctx, cq->dbrec_size, PROT_READ | PROT_WRITE,
+			     resp->dbrec_mmap_key);
+	if (!cq->dbrec) {
+		eri_munmap(cq->ring, cq->ring_size);
+		cq->ring = NULL;
+		return errno;
+	}
+	return 0;
+}
+
 static struct eri_cq *eri_cq_create(struct ibv_context *ibvctx, int cqe,
 				    struct ibv_comp_channel *channel,
 				    int comp_vector)
@@ -123,6 +215,7 @@ static struct eri_cq *eri_cq_create(struct ibv_context *ibvctx, int cqe,
 	struct eri_context *ctx = to_eri_ctx(ibvctx);
 	struct eri_create_cq_resp resp = {};
 	struct eri_create_cq cmd = {};
+	size_t cmd_size = sizeof(cmd.ibv_cmd);
 	struct eri_cq *cq;
 	int err;
 
@@ -142,43 +235,38 @@ static struct eri_cq *eri_cq_create(struct ibv_context *ibvctx, int cqe,
 	if (err)
 		goto err_free;
 
+	if (ctx->dev_caps & ERI_UCTX_CAP_CQ_USER_RING) {
+		err = eri_cq_alloc_ring(ctx, cq, cqe, &cmd);
+		if (err)
+			goto err_spin;
+		cmd_size = sizeof(cmd);
+	}
 	err = ibv_cmd_create_cq(ibvctx, cqe, channel, comp_vector, &cq->vcq.cq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				&cmd.ibv_cmd, cmd_size, &resp.ibv_resp,
 				sizeof(resp));
 	if (err)
-		goto err_spin;
+		goto err_ring;
 
 	cq->cqn = resp.cqn;
 	cq->depth_log = resp.depth_log;
-	cq->ring_size = resp.ring_size;
-	cq->dbrec_size = resp.dbrec_size;
-	if (cq->depth_log > ERI_RING_MAX_DEPTH_LOG ||
-	    cq->ring_size < ((size_t)sizeof(struct eri_cqe) << cq->depth_log) ||
-	    cq->dbrec_size < sizeof(struct eri_cq_dbrec)) {
-		err = EINVAL;
-		goto err_destroy;
-	}
-
-	/* We only read the ring; the doorbell record is ours to write. */
-	cq->ring = eri_mmap(ibvctx, cq->ring_size, PROT_READ,
-			    resp.ring_mmap_key);
-	if (!cq->ring) {
-		err = errno;
-		goto err_destroy;
-	}
-	cq->dbrec = eri_mmap(ibvctx, cq->dbrec_size, PROT_READ | PROT_WRITE,
-			     resp.dbrec_mmap_key);
-	if (!cq->dbrec) {
-		err = errno;
-		goto err_unmap;
+	if (cq->own) {
+		if (cq->depth_log != cmd.depth_log) {
+			err = EINVAL;
+			goto err_destroy;
+		}
+	} else {
+		err = eri_cq_map_ring(ibvctx, cq, &resp);
+		if (err)
+			goto err_destroy;
 	}
 
 	return cq;
 
-err_unmap:
-	eri_munmap(cq->ring, cq->ring_size);
 err_destroy:
 	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_ring:
+	if (cq->own)
+		eri_cq_free_ring(cq);
 err_spin:
 	pthread_spin_destroy(&cq->lock);
 err_free:
@@ -205,8 +293,7 @@ int eri_destroy_cq(struct ibv_cq *ibvcq)
 	if (err)
 		return err;
 
-	eri_munmap(cq->dbrec, cq->dbrec_size);
-	eri_munmap(cq->ring, cq->ring_size);
+	eri_cq_free_ring(cq);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 
@@ -465,7 +552,7 @@ static bool eri_cq_next(struct eri_cq *cq, struct ibv_wc *wc)
 }
 
 /* Give the device the entries consumed since @start.  CQ lock held. */
-static void eri_cq_update_ci(struct eri_cq *cq, uint16_t start)
+static void eri_cq_update_ci(struct eri_cq *cq, uint32_t start)
 {
 	if (cq->ci == start)
 		return;
@@ -480,7 +567,7 @@ static void eri_cq_update_ci(struct eri_cq *cq, uint16_t start)
 int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
 {
 	struct eri_cq *cq = to_eri_cq(ibvcq);
-	uint16_t start;
+	uint32_t start;
 	int npolled = 0;
 
 	/* One poller at a time owns ci; see struct eri_cq for the rest. */

@@ -145,30 +145,31 @@ int eri_com_dereg_mr(struct eri_com_dev *com, u32 key)
 }
 
 /**
- * eri_com_create_cq - CREATE_CQ: make a CQ of 2^@depth_log CQEs known
+ * eri_com_create_cq - CREATE_CQ: make a CQ of 2^@p->depth_log CQEs known
  * @com: the device
- * @cqn: the CQ's number
- * @ring: bus address of the ring
- * @dbrec: bus address of its struct eri_cq_dbrec
- * @depth_log: log2 of the ring's entry count
- * @eqn: the CEQ its completion events go to
+ * @p: the CQ's number, CEQ, depth, ring (contiguous, or a page list the
+ *	device copies before the command completes) and doorbell record
  *
  * Sleeps.  Callers need no serialization (see eri_com_exec()); the caller
- * owns @cqn.
+ * owns @p->cqn.
  *
  * Return: 0 or a negative errno.
  */
-int eri_com_create_cq(struct eri_com_dev *com, u32 cqn, dma_addr_t ring,
-		      dma_addr_t dbrec, u32 depth_log, u32 eqn)
+int eri_com_create_cq(struct eri_com_dev *com,
+		      const struct eri_com_cq_create *p)
 {
 	struct eri_aq_create_cq_cmd cmd = {
 		.hdr = eri_com_hdr(ERI_AQ_OP_CREATE_CQ),
-		.ring_addr = cpu_to_le64(ring),
-		.dbrec_addr = cpu_to_le64(dbrec),
-		.cqn = cpu_to_le32(cqn),
-		.eqn = cpu_to_le32(eqn),
+		.ring_addr = cpu_to_le64(p->ring),
+		.dbrec_addr = cpu_to_le64(p->dbrec),
+		.cqn = cpu_to_le32(p->cqn),
+		.eqn = cpu_to_le32(p->eqn),
 		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG,
-					      depth_log)),
+					      p->depth_log) |
+				   (p->npages ? ERI_AQ_CREATE_CQ_PBL |
+				    FIELD_PREP(ERI_AQ_CREATE_CQ_PAGE_SHIFT,
+					       p->page_shift) : 0)),
+		.npages = cpu_to_le32(p->npages),
 	};
 
 	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);

@@ -57,6 +57,17 @@ struct eri_com_mr_attr {
 	u32 page_shift;
 };
 
+/* CREATE_CQ parameters, in CPU byte order. */
+struct eri_com_cq_create {
+	u32 cqn;
+	u32 eqn;
+	u32 depth_log;		/* 2^depth_log CQEs */
+	dma_addr_t ring;	/* the ring, or with npages its page list */
+	u32 npages;		/* page list entries; 0: a contiguous ring */
+	u32 page_shift;		/* of the page list's pages */
+	dma_addr_t dbrec;	/* struct eri_cq_dbrec */
+};
+
 /* CREATE_QP parameters, in CPU byte order. */
 struct eri_com_qp_create {
 	u32 type;		/* enum eri_qp_type */
@@ -82,8 +93,8 @@ int eri_com_create_eq(struct eri_com_dev *com, u32 eqn, dma_addr_t ring,
 int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn);
 int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr);
 int eri_com_dereg_mr(struct eri_com_dev *com, u32 key);
-int eri_com_create_cq(struct eri_com_dev *com, u32 cqn, dma_addr_t ring,
-		      dma_addr_t dbrec, u32 depth_log, u32 eqn);
+int eri_com_create_cq(struct eri_com_dev *com,
+		      const struct eri_com_cq_create *p);
 int eri_com_destroy_cq(struct eri_com_dev *com, u32 cqn);
 int eri_com_create_qp(struct eri_com_dev *com,
 		      const struct eri_com_qp_create *p);

@@ -5,19 +5,292 @@
  * A CQ is a ring of 32-byte CQEs the device produces into with owner bits,
  * and a doorbell record (struct eri_cq_dbrec) through which the consumer
  * hands consumed entries back (ci) and asks for a completion event (arm).
- * A user CQ's ring and record are mapped into the process, which polls and
- * arms it itself; the kernel never reads them.  A kernel CQ is polled here.
+ * A user CQ's ring and record are the process's own memory, pinned, or
+ * (for a provider that maps what the kernel allocates) mapped into it; the
+ * process polls and arms the CQ itself and the kernel never reads them.  A
+ * kernel CQ is polled here, its ring in chunks.  The device takes a large
+ * ring as a page list (ERI_DEV_CAP_CQ_PBL).
  */
 #include <linux/bitfield.h>
 #include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/eri-abi.h>
 
 #include "eri_verbs.h"
 
-static u32 eri_cq_max_depth(struct eri_dev *edev)
+/* A kernel CQ's ring comes in coherent chunks of at most this size. */
+#define ERI_CQ_CHUNK_SHIFT	16
+
+/*
+ * log2 of the entries of the deepest CQ: what the device takes, and with a
+ * page list (ERI_DEV_CAP_CQ_PBL) up to 2^22, without one 2^15.
+ */
+u32 eri_cq_max_depth_log(const struct eri_dev *edev)
 {
-	return min_t(u32, edev->attr.max_cqe, BIT(ERI_RING_MAX_DEPTH_LOG));
+	u32 limit = edev->attr.caps & ERI_DEV_CAP_CQ_PBL ?
+		    ERI_CQ_MAX_DEPTH_LOG : ERI_RING_MAX_DEPTH_LOG;
+
+	if (!edev->attr.max_cqe)
+		return 0;
+	return min_t(u32, ilog2(edev->attr.max_cqe), limit);
+}
+
+/* The depth for @cqe entries: a power of two, one to spare if it fits. */
+static int eri_cq_depth_log(u32 cqe, u32 max_log)
+{
+	u64 depth;
+
+	if (!cqe || cqe > BIT(max_log))
+		return -EINVAL;
+	depth = roundup_pow_of_two((u64)cqe + 1);
+	if (depth > BIT(max_log))
+		depth = roundup_pow_of_two(cqe);
+	return ilog2(depth);
+}
+
+/*
+ * A buffer for the page list of CREATE_CQ, @npages entries; the caller
+ * frees it once the command is done (the device copied the list).
+ */
+static int eri_cq_pbl_alloc(struct eri_dev *edev, struct eri_com_buf *pbl,
+			    size_t npages)
+{
+	return eri_com_buf_alloc(&edev->com, pbl, npages * sizeof(__le64));
+}
+
+/* Free a kernel CQ's ring chunks. */
+static void eri_cq_free_chunks(struct eri_dev *edev, struct eri_cq *cq)
+{
+	u32 i;
+
+	for (i = 0; cq->chunks && i < cq->nchunks; i++)
+		eri_com_buf_free(&edev->com, &cq->chunks[i]);
+	kvfree(cq->chunks);
+	cq->chunks = NULL;
+}
+
+/*
+ * A kernel CQ: its ring in chunks of 2^ERI_CQ_CHUNK_SHIFT bytes at most
+ * (a single one when the device takes no page list), each aligned to its
+ * size as coherent allocations are, so that each is a page of the list.
+ */
+static int eri_cq_alloc_kernel(struct eri_dev *edev, struct eri_cq *cq,
+			       struct eri_com_cq_create *p)
+{
+	size_t ring = sizeof(struct eri_cqe) << cq->depth_log;
+	u32 shift = max_t(u32, PAGE_SHIFT, ERI_CQ_CHUNK_SHIFT);
+	struct eri_com_buf pbl;
+	__le64 *list;
+	u32 i;
+	int ret;
+
+	if (!(edev->attr.caps & ERI_DEV_CAP_CQ_PBL) || ring <= BIT(shift))
+		shift = max_t(u32, PAGE_SHIFT, order_base_2(ring));
+	cq->nchunks = max_t(size_t, 1, ring >> shift);
+	cq->chunk_log = shift - ilog2(sizeof(struct eri_cqe));
+	cq->chunks = kvcalloc(cq->nchunks, sizeof(*cq->chunks), GFP_KERNEL);
+	if (!cq->chunks)
+		return -ENOMEM;
+	for (i = 0; i < cq->nchunks; i++) {
+		ret = eri_com_buf_alloc(&edev->com, &cq->chunks[i],
+					min_t(size_t, ring, BIT(shift)));
+		if (ret)
+			goto err_free;
+	}
+	ret = eri_qmem_alloc(edev, NULL, &cq->db, sizeof(struct eri_cq_dbrec));
+	if (ret)
+		goto err_free;
+	cq->dbrec = cq->db.buf->va;
+	p->dbrec = cq->db.buf->dma;
+	if (edev->attr.caps & ERI_DEV_CAP_CQ_PBL) {
+		ret = eri_cq_pbl_alloc(edev, &pbl, cq->nchunks);
+		if (ret)
+			goto err_free;
+		list = pbl.va;
+		for (i = 0; i < cq->nchunks; i++)
+			list[i] = cpu_to_le64(cq->chunks[i].dma);
+		p->ring = pbl.dma;
+		p->npages = cq->nchunks;
+		p->page_shift = shift;
+		ret = eri_com_create_cq(&edev->com, p);
+		eri_com_buf_free(&edev->com, &pbl);
+	} else {
+		p->ring = cq->chunks[0].dma;
+		ret = eri_com_create_cq(&edev->com, p);
+	}
+	if (ret)
+		goto err_free;
+	return 0;
+
+err_free:
+	eri_qmem_free(edev, &cq->db);
+	eri_cq_free_chunks(edev, cq);
+	return ret;
+}
+
+/* The bus address of byte @off of @umem, which starts on a page. */
+static dma_addr_t eri_umem_dma_at(struct ib_umem *umem, size_t off)
+{
+	struct ib_block_iter biter;
+	size_t page = off >> PAGE_SHIFT;
+
+	rdma_umem_for_each_dma_block(umem, &biter, PAGE_SIZE) {
+		if (!page--)
+			return rdma_block_iter_dma_address(&biter) +
+			       offset_in_page(off);
+	}
+	return 0;
+}
+
+/*
+ * A user CQ whose ring and doorbell record the provider allocated at
+ * @ring_va: pinned, charged to the process (RLIMIT_MEMLOCK), and given to
+ * the device by page list.
+ */
+static int eri_cq_alloc_user_ring(struct eri_dev *edev, struct eri_cq *cq,
+				  u64 ring_va, struct eri_com_cq_create *p)
+{
+	size_t ring = sizeof(struct eri_cqe) << cq->depth_log;
+	struct eri_com_buf pbl;
+	int ret;
+
+	if (!PAGE_ALIGNED(ring_va))
+		return -EINVAL;
+	cq->umem = ib_umem_get(&edev->ibdev, ring_va,
+			       ring + sizeof(struct eri_cq_dbrec),
+			       IB_ACCESS_LOCAL_WRITE);
+	if (IS_ERR(cq->umem)) {
+		ret = PTR_ERR(cq->umem);
+		cq->umem = NULL;
+		return ret;
+	}
+	p->npages = max_t(size_t, 1, ring >> PAGE_SHIFT);
+	p->page_shift = PAGE_SHIFT;
+	p->dbrec = eri_umem_dma_at(cq->umem, ring);
+	ret = eri_cq_pbl_alloc(edev, &pbl, p->npages);
+	if (ret)
+		goto err_release;
+	eri_mr_fill_pbl(cq->umem, PAGE_SIZE, pbl.va, p->npages);
+	p->ring = pbl.dma;
+	ret = eri_com_create_cq(&edev->com, p);
+	eri_com_buf_free(&edev->com, &pbl);
+	if (ret)
+		goto err_release;
+	return 0;
+
+err_release:
+	ib_umem_release(cq->umem);
+	cq->umem = NULL;
+	return ret;
+}
+
+/*
+ * A user CQ of a provider that maps the ring the kernel allocates: one
+ * contiguous buffer, so at most 2^15 entries (the provider's index may be
+ * 16 bits wide).  The response, with the mmap keys, goes out before the
+ * device learns of the CQ, so that no failure after it needs undoing there.
+ */
+static int eri_cq_alloc_mapped(struct eri_dev *edev, struct eri_cq *cq,
+			       struct ib_udata *udata,
+			       struct eri_ibv_create_cq_resp *resp,
+			       struct eri_com_cq_create *p)
+{
+	struct ib_ucontext *uctx = &rdma_udata_to_drv_context(udata,
+			struct eri_ucontext, ibucontext)->ibucontext;
+	int ret;
+
+	if (cq->depth_log > ERI_RING_MAX_DEPTH_LOG)
+		return -EINVAL;
+	ret = eri_qmem_alloc(edev, uctx, &cq->ring,
+			     sizeof(struct eri_cqe) << cq->depth_log);
+	if (ret)
+		return ret;
+	ret = eri_qmem_alloc(edev, uctx, &cq->db, sizeof(struct eri_cq_dbrec));
+	if (ret)
+		goto err_free_ring;
+	resp->ring_mmap_key = eri_qmem_mmap_key(&cq->ring);
+	resp->dbrec_mmap_key = eri_qmem_mmap_key(&cq->db);
+	resp->ring_size = cq->ring.buf->size;
+	resp->dbrec_size = cq->db.buf->size;
+	ret = ib_copy_to_udata(udata, resp, sizeof(*resp));
+	if (ret)
+		goto err_free_db;
+	p->ring = cq->ring.buf->dma;
+	p->dbrec = cq->db.buf->dma;
+	ret = eri_com_create_cq(&edev->com, p);
+	if (ret)
+		goto err_free_db;
+	return 0;
+
+err_free_db:
+	eri_qmem_free(edev, &cq->db);
+err_free_ring:
+	eri_qmem_free(edev, &cq->ring);
+	return ret;
+}
+
+/* Free the memory of a CQ the device no longer uses. */
+static void eri_cq_free_mem(struct eri_dev *edev, struct eri_cq *cq)
+{
+	eri_qmem_free(edev, &cq->db);
+	eri_qmem_free(edev, &cq->ring);
+	eri_cq_free_chunks(edev, cq);
+	if (cq->umem)
+		ib_umem_release(cq->umem);
+	cq->umem = NULL;
+}
+
+/*
+ * Read the driver data of a user create_cq: none, or an
+ * eri_ibv_create_cq_req.  Return: 0 or -EINVAL/-EOPNOTSUPP.
+ */
+static int eri_cq_req(struct eri_dev *edev, struct ib_udata *udata,
+		      struct eri_ibv_create_cq_req *req)
+{
+	int ret;
+
+	if (!udata->inlen)
+		return 0;
+	if (udata->inlen < sizeof(*req))
+		return -EINVAL;
+	ret = ib_copy_from_udata(req, udata, sizeof(*req));
+	if (ret)
+		return ret;
+	if (udata->inlen > sizeof(*req) &&
+	    !ib_is_udata_cleared(udata, sizeof(*req),
+				 udata->inlen - sizeof(*req)))
+		return -EOPNOTSUPP;
+	if (req->comp_mask & ~ERI_CREATE_CQ_USER_RING)
+		return -EOPNOTSUPP;
+	if ((req->comp_mask & ERI_CREATE_CQ_USER_RING) &&
+	    !(edev->attr.caps & ERI_DEV_CAP_CQ_PBL))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/* Choose the depth of the CQ: the provider's, or ours. */
+static int eri_cq_set_depth(struct eri_dev *edev, struct eri_cq *cq,
+			    const struct ib_cq_init_attr *attr,
+			    const struct eri_ibv_create_cq_req *req)
+{
+	u32 max_log = eri_cq_max_depth_log(edev);
+	int depth_log;
+
+	if (req->comp_mask & ERI_CREATE_CQ_USER_RING) {
+		if (!attr->cqe || req->depth_log > max_log ||
+		    attr->cqe > BIT(req->depth_log))
+			return -EINVAL;
+		cq->depth_log = req->depth_log;
+		return 0;
+	}
+	depth_log = eri_cq_depth_log(attr->cqe, max_log);
+	if (depth_log < 0)
+		return depth_log;
+	cq->depth_log = depth_log;
+	return 0;
 }
 
 static int eri_create_cq_udata(struct ib_cq *ibcq,
@@ -27,8 +300,9 @@ static int eri_create_cq_udata(struct ib_cq *ibcq,
 	struct eri_dev *edev = to_eri_dev(ibcq->device);
 	struct eri_cq *cq = to_eri_cq(ibcq);
 	struct eri_ibv_create_cq_resp resp = {};
+	struct eri_ibv_create_cq_req req = {};
+	struct eri_com_cq_create p = {};
 	struct ib_ucontext *uctx = NULL;
-	u32 depth, max_depth, eqn;
 	int cqn, ret;
 
 	if (attr->flags)
@@ -37,28 +311,20 @@ static int eri_create_cq_udata(struct ib_cq *ibcq,
 		return -EOPNOTSUPP;
 	if (attr->comp_vector >= edev->num_ceqs)
 		return -EINVAL;
-	max_depth = eri_cq_max_depth(edev);
-	if (!attr->cqe || attr->cqe > max_depth)
-		return -EINVAL;
-	depth = roundup_pow_of_two(attr->cqe + 1);
-	if (depth > max_depth)
-		depth = roundup_pow_of_two(attr->cqe);
-	if (depth > max_depth)
-		return -EINVAL;
-	eqn = edev->ceqs[attr->comp_vector].eqn;
-
 	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
+		ret = eri_cq_req(edev, udata, &req);
+		if (ret)
+			return ret;
 		if (udata->outlen < sizeof(resp))
 			return -EINVAL;
 		uctx = &rdma_udata_to_drv_context(udata, struct eri_ucontext,
 						  ibucontext)->ibucontext;
 	}
+	ret = eri_cq_set_depth(edev, cq, attr, &req);
+	if (ret)
+		return ret;
 
 	cq->user = !!uctx;
-	cq->depth_log = ilog2(depth);
 	spin_lock_init(&cq->lock);
 	refcount_set(&cq->refs, 1);
 	init_completion(&cq->released);
@@ -69,44 +335,35 @@ static int eri_create_cq_udata(struct ib_cq *ibcq,
 	if (cqn < 0)
 		return cqn;
 	cq->cqn = cqn;
-	ret = eri_qmem_alloc(edev, uctx, &cq->ring,
-			     depth * sizeof(struct eri_cqe));
-	if (ret)
-		goto err_free_cqn;
-	ret = eri_qmem_alloc(edev, uctx, &cq->db, sizeof(struct eri_cq_dbrec));
-	if (ret)
-		goto err_free_ring;
-	cq->cqes = cq->ring.buf->va;
-	cq->dbrec = cq->db.buf->va;
+	p.cqn = cq->cqn;
+	p.eqn = edev->ceqs[attr->comp_vector].eqn;
+	p.depth_log = cq->depth_log;
 
 	if (uctx) {
 		resp.cqn = cq->cqn;
-		resp.ring_mmap_key = eri_qmem_mmap_key(&cq->ring);
-		resp.dbrec_mmap_key = eri_qmem_mmap_key(&cq->db);
-		resp.ring_size = cq->ring.buf->size;
-		resp.dbrec_size = cq->db.buf->size;
 		resp.depth_log = cq->depth_log;
-		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
-		if (ret)
-			goto err_free_db;
 	}
-
-	ret = eri_com_create_cq(&edev->com, cq->cqn, cq->ring.buf->dma,
-				cq->db.buf->dma, cq->depth_log, eqn);
+	if (req.comp_mask & ERI_CREATE_CQ_USER_RING) {
+		/* Nothing to map: the response is final before the device. */
+		ret = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (!ret)
+			ret = eri_cq_alloc_user_ring(edev, cq, req.ring_va, &p);
+	} else if (uctx) {
+		ret = eri_cq_alloc_mapped(edev, cq, udata, &resp, &p);
+	} else {
+		ret = eri_cq_alloc_kernel(edev, cq, &p);
+	}
 	if (ret)
-		goto err_free_db;
+		goto err_free_cqn;
 	ret = xa_insert_irq(&edev->cq_xa, cq->cqn, ibcq, GFP_KERNEL);
 	if (ret)
 		goto err_destroy_cq;
-	ibcq->cqe = depth;
+	ibcq->cqe = BIT(cq->depth_log);
 	return 0;
 
 err_destroy_cq:
 	eri_com_destroy_cq(&edev->com, cq->cqn);
-err_free_db:
-	eri_qmem_free(edev, &cq->db);
-err_free_ring:
-	eri_qmem_free(edev, &cq->ring);
+	eri_cq_free_mem(edev, cq);
 err_free_cqn:
 	ida_free(&edev->cq_ida, cq->cqn);
 	return ret;
@@ -172,8 +429,7 @@ int eri_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	eri_cq_put(cq);
 	wait_for_completion(&cq->released);
 
-	eri_qmem_free(edev, &cq->db);
-	eri_qmem_free(edev, &cq->ring);
+	eri_cq_free_mem(edev, cq);
 	ida_free(&edev->cq_ida, cq->cqn);
 	return 0;
 }
@@ -384,10 +640,18 @@ static bool eri_cq_decode_locked(struct eri_cq *cq, const struct eri_cqe *cqe,
 	return true;
 }
 
+/* The entry of a kernel CQ's ring at index @idx. */
+static struct eri_cqe *eri_cq_entry(struct eri_cq *cq, u32 idx)
+{
+	u32 slot = eri_ring_slot(idx, cq->depth_log);
+	struct eri_cqe *chunk = cq->chunks[slot >> cq->chunk_log].va;
+
+	return chunk + (slot & (BIT(cq->chunk_log) - 1));
+}
+
 static bool eri_cq_pending_locked(struct eri_cq *cq)
 {
-	const struct eri_cqe *cqe = &cq->cqes[eri_ring_slot(cq->ci,
-							     cq->depth_log)];
+	const struct eri_cqe *cqe = eri_cq_entry(cq, cq->ci);
 
 	lockdep_assert_held(&cq->lock);
 	return FIELD_GET(ERI_CQE_HDR_OWNER, le32_to_cpu(READ_ONCE(cqe->hdr))) ==
@@ -417,8 +681,7 @@ int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num_entries && eri_cq_pending_locked(cq)) {
-		const struct eri_cqe *cqe =
-			&cq->cqes[eri_ring_slot(cq->ci, cq->depth_log)];
+		const struct eri_cqe *cqe = eri_cq_entry(cq, cq->ci);
 		u32 hdr;
 
 		/* Owner bit before the body; pairs with the device's barrier. */

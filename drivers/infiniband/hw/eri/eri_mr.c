@@ -11,7 +11,6 @@
  * map_mr_sg fills it in, and the device reads it when it runs the REG_MR
  * work request that registers the MR (eri_qp.c).
  */
-#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
@@ -111,6 +110,7 @@ struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access)
 /**
  * eri_mr_fill_pbl - write the page list of a region
  * @umem: the region, DMA-mapped, its iova set by ib_umem_find_best_pgsz()
+ *	(a CQ's ring: the address it was pinned at, page aligned)
  * @pgsz: the page size the device translates it with, a power of 2
  * @pbl: where the bus address of each page goes
  * @max: entries @pbl holds
@@ -123,8 +123,8 @@ struct ib_mr *eri_get_dma_mr(struct ib_pd *ibpd, int access)
  * Return: the entries written: ib_umem_num_dma_blocks(), or @max if that
  * is smaller.
  */
-VISIBLE_IF_KUNIT u32 eri_mr_fill_pbl(struct ib_umem *umem, unsigned long pgsz,
-				     __le64 *pbl, u32 max)
+u32 eri_mr_fill_pbl(struct ib_umem *umem, unsigned long pgsz, __le64 *pbl,
+		    u32 max)
 {
 	struct ib_block_iter biter;
 	u32 i = 0;

@@ -43,7 +43,7 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	props->max_recv_sge = min_t(u32, a->max_recv_sge, ERI_RQ_WQE_MAX_SGE);
 	props->max_sge_rd = props->max_send_sge;
 	props->max_cq = a->max_cq;
-	props->max_cqe = min_t(u32, a->max_cqe, BIT(ERI_RING_MAX_DEPTH_LOG));
+	props->max_cqe = a->max_cqe ? BIT(eri_cq_max_depth_log(edev)) : 0;
 	props->max_mr = a->max_mr;
 	props->max_pd = a->max_pd;
 	props->max_qp_rd_atom = a->max_qp_rd_atom;
@@ -223,6 +223,10 @@ int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
 
 	if (edev->attr.caps & ERI_DEV_CAP_IMM)
 		resp.dev_caps |= ERI_UCTX_CAP_IMM;
+	if (edev->attr.caps & ERI_DEV_CAP_CQ_PBL) {
+		resp.dev_caps |= ERI_UCTX_CAP_CQ_USER_RING;
+		resp.max_cq_depth_log = eri_cq_max_depth_log(edev);
+	}
 	resp.max_inline_data = edev->attr.max_inline_data;
 	resp.max_send_sge = edev->attr.max_send_sge;
 	resp.max_recv_sge = edev->attr.max_recv_sge;

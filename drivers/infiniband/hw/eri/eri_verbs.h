@@ -60,31 +60,38 @@ struct eri_qmem {
 /**
  * struct eri_cq - a completion queue
  * @ibcq: the IB CQ
- * @ring: 2^@depth_log CQEs
- * @db: the doorbell record, struct eri_cq_dbrec
- * @cqes: the ring's entries (kernel CQs)
+ * @umem: the ring and doorbell record of a user CQ whose provider
+ *	allocated them (ERI_CREATE_CQ_USER_RING), pinned
+ * @ring: 2^@depth_log CQEs of a user CQ mapped from the kernel's memory
+ * @db: the doorbell record, struct eri_cq_dbrec, unless in @umem
+ * @chunks: the ring of a kernel CQ, @nchunks buffers of 2^@chunk_log CQEs
+ * @nchunks: buffers in @chunks
+ * @chunk_log: log2 of the CQEs of one of @chunks
  * @dbrec: the doorbell record (kernel CQs)
  * @cqn: the CQ's number
  * @depth_log: log2 of the ring's entry count
  * @user: the rings belong to a user process; the kernel never reads them
  * @lock: serializes poll_cq and req_notify_cq of a kernel CQ; protects @ci
  *	and @arm_sn
- * @ci: free-running consumer index
+ * @ci: free-running consumer index, 32 bits wide
  * @arm_sn: sequence number of the last arm request
  * @refs: one for cq_xa, one per async event being delivered
  * @released: completed when @refs drops to zero
  */
 struct eri_cq {
 	struct ib_cq ibcq;
+	struct ib_umem *umem;
 	struct eri_qmem ring;
 	struct eri_qmem db;
-	struct eri_cqe *cqes;
+	struct eri_com_buf *chunks;
+	u32 nchunks;
+	u32 chunk_log;
 	struct eri_cq_dbrec *dbrec;
 	u32 cqn;
 	u32 depth_log;
 	bool user;
 	spinlock_t lock;	/* poll vs. arm of a kernel CQ */
-	u16 ci;
+	u32 ci;
 	u32 arm_sn;
 	refcount_t refs;
 	struct completion released;
@@ -267,6 +274,7 @@ int eri_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		     u32 port, int index);
 
 /* eri_cq.c */
+u32 eri_cq_max_depth_log(const struct eri_dev *edev);
 #ifdef ERI_CREATE_CQ_ATTRS
 int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct uverbs_attr_bundle *attrs);
@@ -338,11 +346,8 @@ struct ib_mr *eri_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 int eri_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
 int eri_mr_access_to_dev(int access, u32 *dev_access);
-#if IS_ENABLED(CONFIG_KUNIT)
-/* Static unless KUnit can test it (VISIBLE_IF_KUNIT). */
 struct ib_umem;
 u32 eri_mr_fill_pbl(struct ib_umem *umem, unsigned long pgsz, __le64 *pbl,
 		    u32 max);
-#endif
 
 #endif /* _ERI_VERBS_H_ */

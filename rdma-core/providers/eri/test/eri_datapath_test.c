@@ -558,6 +558,42 @@ static void test_recv(void)
 	CHECK(le32toh(cq->dbrec->ci) == dev_cq_pi);
 }
 
+/*
+ * A CQ deeper than 2^15 entries: its consumer index is 32 bits wide, so
+ * the owner bits read right past the 16-bit wrap, and ci reaches the
+ * device in full.  The CQEs name no QP: each is consumed and dropped.
+ */
+static void test_cq_deep(void)
+{
+	const uint32_t log = 16, n = (1U << log) + 3000;
+	struct eri_cq *big = calloc(1, sizeof(*big));
+	struct ibv_wc wc;
+	uint32_t pi = 0, i;
+
+	big->vcq.cq.context = &ctx->ibvctx.context;
+	pthread_spin_init(&big->lock, PTHREAD_PROCESS_PRIVATE);
+	big->depth_log = log;
+	big->ring = calloc(1U << log, sizeof(struct eri_cqe));
+	big->dbrec = calloc(1, sizeof(*big->dbrec));
+	while (pi < n) {
+		/* Up to 1000 at a time; each poll consumes them all. */
+		for (i = 0; i < 1000 && pi < n; i++, pi++) {
+			struct eri_cqe *e = &big->ring[eri_ring_slot(pi, log)];
+
+			e->qpn = htole32(QPN + 1);
+			e->hdr = htole32(ERI_CQE_HDR_SQ |
+					 eri_ring_owner(pi, log));
+		}
+		CHECK(eri_poll_cq(&big->vcq.cq, 1, &wc) == 0);
+		CHECK(big->ci == pi && le32toh(big->dbrec->ci) == pi);
+	}
+	CHECK(big->stale_cqes == n);
+	pthread_spin_destroy(&big->lock);
+	free(big->dbrec);
+	free(big->ring);
+	free(big);
+}
+
 static void test_arm(void)
 {
 	CHECK(eri_req_notify_cq(&cq->vcq.cq, 0) == 0);
@@ -1317,6 +1353,7 @@ int main(void)
 	test_send();
 	test_ud();
 	test_recv();
+	test_cq_deep();
 	test_arm();
 	test_srq();
 	test_ex();
