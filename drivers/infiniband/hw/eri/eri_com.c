@@ -17,12 +17,19 @@
 
 #include "eri_com.h"
 
+/* @gfp: GFP_KERNEL, or GFP_KERNEL_ACCOUNT for memory a process asked for. */
+int eri_com_buf_alloc_gfp(struct eri_com_dev *com, struct eri_com_buf *buf,
+			  size_t size, gfp_t gfp)
+{
+	buf->size = size;
+	buf->va = dma_alloc_coherent(com->dmadev, size, &buf->dma, gfp);
+	return buf->va ? 0 : -ENOMEM;
+}
+
 int eri_com_buf_alloc(struct eri_com_dev *com, struct eri_com_buf *buf,
 		      size_t size)
 {
-	buf->size = size;
-	buf->va = dma_alloc_coherent(com->dmadev, size, &buf->dma, GFP_KERNEL);
-	return buf->va ? 0 : -ENOMEM;
+	return eri_com_buf_alloc_gfp(com, buf, size, GFP_KERNEL);
 }
 
 void eri_com_buf_free(struct eri_com_dev *com, struct eri_com_buf *buf)

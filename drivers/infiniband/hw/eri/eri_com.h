@@ -102,6 +102,8 @@ static inline void eri_com_write32(struct eri_com_dev *com, u32 off, u32 val)
 	com->bdev->ops->reg_write32(com->bdev, off, val);
 }
 
+int eri_com_buf_alloc_gfp(struct eri_com_dev *com, struct eri_com_buf *buf,
+			  size_t size, gfp_t gfp);
 int eri_com_buf_alloc(struct eri_com_dev *com, struct eri_com_buf *buf,
 		      size_t size);
 void eri_com_buf_free(struct eri_com_dev *com, struct eri_com_buf *buf);

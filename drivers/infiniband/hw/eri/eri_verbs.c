@@ -8,6 +8,8 @@
 #include <linux/bitfield.h>
 #include <linux/io.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
 #include <rdma/uverbs_ioctl.h>
@@ -351,11 +353,48 @@ out_put:
 	return ret;
 }
 
+/*
+ * Count @npages of queue memory against the calling process's
+ * RLIMIT_MEMLOCK, in pinned_vm, where ib_umem counts the pages of memory
+ * regions: like them the memory cannot be swapped or reclaimed while the
+ * device may use it.  A process with CAP_IPC_LOCK is not limited.
+ */
+static int eri_pinned_charge(struct eri_user_mmap_entry *entry,
+			     unsigned long npages)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+	u64 pinned;
+
+	if (!mm)
+		return -EINVAL;
+	pinned = atomic64_add_return(npages, &mm->pinned_vm);
+	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(npages, &mm->pinned_vm);
+		return -ENOMEM;
+	}
+	/* The pages may outlive the process's use of its mm: keep it. */
+	mmgrab(mm);
+	entry->mm = mm;
+	entry->npages = npages;
+	return 0;
+}
+
+static void eri_pinned_uncharge(struct eri_user_mmap_entry *entry)
+{
+	if (!entry->mm)
+		return;
+	atomic64_sub(entry->npages, &entry->mm->pinned_vm);
+	mmdrop(entry->mm);
+	entry->mm = NULL;
+}
+
 void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct eri_user_mmap_entry *entry = to_eri_mmap_entry(rdma_entry);
 
 	eri_com_buf_free(&entry->edev->com, &entry->buf);
+	eri_pinned_uncharge(entry);
 	kfree(entry);
 }
 
@@ -367,10 +406,11 @@ void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
  * @size: bytes; a user queue gets whole pages
  *
  * A user queue's memory belongs to an mmap entry of @uctx and lives until
- * both eri_qmem_free() and the last mapping are gone.  The caller serializes
- * calls for one @m.
+ * both eri_qmem_free() and the last mapping are gone; it is charged to the
+ * calling process meanwhile: to its RLIMIT_MEMLOCK (pinned_vm) and to its
+ * memory cgroup.  The caller serializes calls for one @m.
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, or -ENOMEM (also past the process's limit).
  */
 int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 		   struct eri_qmem *m, size_t size)
@@ -383,13 +423,17 @@ int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 		m->buf = &m->kbuf;
 		return eri_com_buf_alloc(&edev->com, &m->kbuf, size);
 	}
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL_ACCOUNT);
 	if (!entry)
 		return -ENOMEM;
 	entry->edev = edev;
-	ret = eri_com_buf_alloc(&edev->com, &entry->buf, PAGE_ALIGN(size));
+	ret = eri_pinned_charge(entry, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	if (ret)
 		goto err_free_entry;
+	ret = eri_com_buf_alloc_gfp(&edev->com, &entry->buf, PAGE_ALIGN(size),
+				    GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto err_uncharge;
 	ret = rdma_user_mmap_entry_insert(uctx, &entry->rdma_entry,
 					  entry->buf.size);
 	if (ret)
@@ -400,6 +444,8 @@ int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 
 err_free_buf:
 	eri_com_buf_free(&edev->com, &entry->buf);
+err_uncharge:
+	eri_pinned_uncharge(entry);
 err_free_entry:
 	kfree(entry);
 	return ret;

@@ -40,11 +40,14 @@ struct eri_mr {
 /*
  * DMA-coherent memory shared with userspace through mmap().  The entry owns
  * the buffer: it is freed when the last mapping and the object are gone.
+ * Its pages count in @mm's pinned_vm until then.
  */
 struct eri_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	struct eri_dev *edev;
 	struct eri_com_buf buf;
+	struct mm_struct *mm;
+	unsigned long npages;
 };
 
 /*
