@@ -16,6 +16,7 @@
  * go of the lock; the stack, or a NIC with UDP segmentation offload, then
  * cuts the buffer into datagrams at gso_size = seg_len.
  */
+#include <kunit/visibility.h>
 #include <linux/gfp.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -30,6 +31,28 @@
  * fragments a packet (header, payload) cost less than copying it.
  */
 #define ERI_SIM_TXB_ZC_MIN	512
+
+/**
+ * eri_sim_gso_max_segs - packets one super-packet may carry
+ * @seg_len: bytes of each packet, ERI header and payload
+ * @hdrs: bytes of the IP header (IPv4's: IPv6's payload length excludes
+ *	it) and the UDP header
+ * @dev_max_size: the route device's gso_max_size
+ * @dev_max_segs: the route device's gso_max_segs
+ *
+ * As many as one IP datagram's 16-bit length field allows, within the
+ * device's limits and ERI_SIM_GSO_MAX_SEGS.  Pure.  Return: 1 at least.
+ */
+u32 eri_sim_gso_max_segs(u32 seg_len, u32 hdrs, u32 dev_max_size,
+			 u32 dev_max_segs)
+{
+	u32 max_len = min_t(u32, dev_max_size, U16_MAX);
+	u32 n = min_t(u32, dev_max_segs, ERI_SIM_GSO_MAX_SEGS);
+
+	if (!seg_len || max_len <= hdrs)
+		return 1;
+	return clamp_t(u32, (max_len - hdrs) / seg_len, 1, max(n, 1U));
+}
 
 /* Bytes of @f's page from the fragment's start on. */
 static u32 eri_sim_frag_cap(const skb_frag_t *f)
@@ -431,13 +454,14 @@ int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 }
 
 /**
- * eri_sim_txb_flush - send the QP's super-packet
+ * eri_sim_txb_finish - the QP's super-packet, ready to send
  * @qp: the QP
  *
- * qp->lock held.  Several packets go as one GSO buffer, a single one as a
- * plain datagram.
+ * qp->lock held.  Several packets make a GSO buffer, a single one a plain
+ * datagram.  Return: the buffer, no longer the QP's; NULL when there is
+ * none, or it holds no packet.
  */
-void eri_sim_txb_flush(struct eri_sim_qp *qp)
+VISIBLE_IF_KUNIT struct sk_buff *eri_sim_txb_finish(struct eri_sim_qp *qp)
 {
 	struct eri_sim_txb *b = &qp->txb;
 	struct sk_buff *skb = b->skb;
@@ -450,7 +474,7 @@ void eri_sim_txb_flush(struct eri_sim_qp *qp)
 		b->hpage = NULL;
 	}
 	if (!skb)
-		return;
+		return NULL;
 	b->skb = NULL;
 	si = skb_shinfo(skb);
 	/* Pages a process may write while the stack holds them. */
@@ -470,14 +494,29 @@ void eri_sim_txb_flush(struct eri_sim_qp *qp)
 	}
 	if (!b->nsegs) {
 		kfree_skb(skb);
-		return;
+		return NULL;
 	}
 	if (b->nsegs > 1) {
 		si->gso_size = b->seg_len;
 		si->gso_type = SKB_GSO_UDP_L4;
 		si->gso_segs = b->nsegs;
 	}
-	eri_sim_pkt_xmit(qp, skb);
+	return skb;
+}
+
+/**
+ * eri_sim_txb_flush - send the QP's super-packet
+ * @qp: the QP
+ *
+ * qp->lock held.  Several packets go as one GSO buffer, a single one as a
+ * plain datagram.
+ */
+void eri_sim_txb_flush(struct eri_sim_qp *qp)
+{
+	struct sk_buff *skb = eri_sim_txb_finish(qp);
+
+	if (skb)
+		eri_sim_pkt_xmit(qp, skb);
 }
 
 /**

@@ -722,8 +722,8 @@ u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 	struct dst_entry *dst = NULL;
 	struct in6_addr saddr6;
 	struct socket *sock;
-	u32 max_len, n;
 	__be32 saddr;
+	u32 n;
 
 	lockdep_assert_held(&qp->lock);
 	rcu_read_lock();
@@ -738,10 +738,11 @@ u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 	rcu_read_unlock();
 	if (!dst)
 		return 1;
-	max_len = min_t(u32, READ_ONCE(dst->dev->gso_max_size), U16_MAX);
-	n = min_t(u32, READ_ONCE(dst->dev->gso_max_segs), ERI_SIM_GSO_MAX_SEGS);
+	n = eri_sim_gso_max_segs(seg_len, hdrs,
+				 READ_ONCE(dst->dev->gso_max_size),
+				 READ_ONCE(dst->dev->gso_max_segs));
 	dst_release(dst);
-	return clamp_t(u32, (max_len - hdrs) / seg_len, 1, max(n, 1U));
+	return n;
 }
 
 /**

@@ -447,6 +447,7 @@ static inline bool eri_sim_rx_takes(enum eri_sim_rx_verdict v, u8 qpt)
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless KUnit can test it (VISIBLE_IF_KUNIT). */
 enum eri_sim_rx_verdict eri_sim_hdr_check(const void *buf, unsigned int len);
+struct sk_buff *eri_sim_txb_finish(struct eri_sim_qp *qp);
 #endif
 int eri_sim_net_attach(struct eri_sim_dev *sdev);
 u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len);
@@ -463,6 +464,8 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 u32 eri_sim_now32(void);
 
 /* eri_sim_gso.c */
+u32 eri_sim_gso_max_segs(u32 seg_len, u32 hdrs, u32 dev_max_size,
+			 u32 dev_max_segs);
 int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 		    const struct eri_sim_swqe *w, u32 off, u32 len);
 void eri_sim_txb_flush(struct eri_sim_qp *qp);
