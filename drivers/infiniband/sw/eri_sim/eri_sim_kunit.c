@@ -11,6 +11,7 @@
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
+#include <linux/bottom_half.h>
 #include <linux/io.h>
 #include <linux/mm.h>
 #include <linux/sched/task.h>
@@ -933,6 +934,21 @@ static u8 t_destroy_cq(struct kunit *test, struct eri_sim_test *t, u32 cqn)
 	return t_exec(test, t, &cmd);
 }
 
+/*
+ * Post @cqe to @cq as a QP does: under its lock, which softirqs (the
+ * QP's timers) take, so with bottom halves off.  Return: as
+ * eri_sim_cq_post().
+ */
+static int t_cq_post(struct eri_sim_cq *cq, const struct eri_cqe *cqe)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = eri_sim_cq_post(cq, cqe);
+	local_bh_enable();
+	return ret;
+}
+
 /* Post CQE @i of CQ @cqn; the entry must land at @e with its owner bit. */
 static void t_post_cqe(struct kunit *test, struct eri_sim_cq *cq,
 		       const struct eri_cqe *e, u32 i)
@@ -940,7 +956,7 @@ static void t_post_cqe(struct kunit *test, struct eri_sim_cq *cq,
 	struct eri_cqe cqe = { .qpn = cpu_to_le32(i) };
 	u32 hdr;
 
-	KUNIT_ASSERT_EQ(test, eri_sim_cq_post(cq, &cqe), 0);
+	KUNIT_ASSERT_EQ(test, t_cq_post(cq, &cqe), 0);
 	hdr = le32_to_cpu(READ_ONCE(e->hdr));
 	KUNIT_ASSERT_EQ(test, FIELD_GET(ERI_CQE_HDR_OWNER, hdr),
 			eri_ring_owner(i, cq->depth_log));
@@ -1029,10 +1045,9 @@ static void eri_sim_test_cq_pbl(struct kunit *test)
 	for (; i < BIT(T_PBL_LOG + 1) + 3; i++) {
 		struct eri_cqe cqe = {};
 
-		KUNIT_ASSERT_EQ(test, eri_sim_cq_post(cq, &cqe), 0);
+		KUNIT_ASSERT_EQ(test, t_cq_post(cq, &cqe), 0);
 	}
-	KUNIT_EXPECT_EQ(test, eri_sim_cq_post(cq, &(struct eri_cqe){}),
-			-ENOSPC);
+	KUNIT_EXPECT_EQ(test, t_cq_post(cq, &(struct eri_cqe){}), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, t_destroy_cq(test, t, T_PBL_CQN), ERI_AQ_STS_OK);
 
 	/* Eight contiguous entries, a consumer that writes 16 bits of ci. */
