@@ -18,6 +18,11 @@
 #                      starts no run that could end later than 60 s before it
 #                      and records the rest as skipped
 #   --out DIR          results directory (default build/bench/<date>-<time>)
+#   --modules DIR      the ERI modules: every *.ko under DIR, e.g. a private
+#                      build (scripts/build-modules.sh KDIR DIR); default
+#                      build/<release>, built there if missing
+#   --rdma-core PREFIX rdma-core with liberi installed in PREFIX (default:
+#                      $ERI_RDMA_CORE_PREFIX, else scripts/rdma-core.sh's)
 #   --no-docs          do not copy table and plots to docs/bench/
 #
 # Results: DIR/results.json (every run), DIR/table.md, DIR/*.png, DIR/vm/
@@ -35,7 +40,7 @@ cd "$top"
 say() { echo "bench: $*" >&2; }
 die() { echo "bench: $*" >&2; exit 1; }
 
-mode=full flavour=6.1 contenders=eri,rxe,siw,tcp timeout='' out='' docs=1
+mode=full flavour=6.1 contenders=eri,rxe,siw,tcp timeout='' out='' docs=1 eri_mods=''
 sets=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -45,8 +50,10 @@ while [ $# -gt 0 ]; do
 	--set)        sets+=(--set "${2:?}"); shift 2 ;;
 	--timeout)    timeout=${2:?}; shift 2 ;;
 	--out)        out=${2:?}; shift 2 ;;
+	--modules)    eri_mods=${2:?}; shift 2 ;;
+	--rdma-core)  ERI_RDMA_CORE_PREFIX=${2:?}; shift 2 ;;
 	--no-docs)    docs=0; shift ;;
-	-h|--help)    sed -n '3,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help)    sed -n '3,34s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
 done
@@ -77,12 +84,19 @@ rm -rf "$mods"
 mkdir -p "$mods"
 
 # The ERI modules: built by `make` (build/<release>/); build them if missing.
-if ! compgen -G "build/$rel/drivers/infiniband/*/*/eri*.ko" >/dev/null ||
-	[ "$(find "build/$rel" -name '*.ko' | wc -l)" -lt 2 ]; then
-	say "ERI modules missing in build/$rel: building"
-	scripts/build-modules.sh "/lib/modules/$rel/build" "build/$rel" >&2
+# --modules DIR: a build of the caller's, taken as it is.
+if [ -n "$eri_mods" ]; then
+	[ -n "$(find "$eri_mods" -name 'eri.ko')" ] && [ -n "$(find "$eri_mods" -name 'eri_sim.ko')" ] ||
+		die "no eri.ko and eri_sim.ko under $eri_mods"
+else
+	eri_mods=build/$rel
+	if ! compgen -G "$eri_mods/drivers/infiniband/*/*/eri*.ko" >/dev/null ||
+		[ "$(find "$eri_mods" -name '*.ko' | wc -l)" -lt 2 ]; then
+		say "ERI modules missing in $eri_mods: building"
+		scripts/build-modules.sh "/lib/modules/$rel/build" "$eri_mods" >&2
+	fi
 fi
-find "build/$rel" -name '*.ko' -exec cp {} "$mods/" \;
+find "$eri_mods" -name '*.ko' -exec cp {} "$mods/" \;
 siw_note=
 if siw_ko=$(scripts/build-siw.sh "$flavour" 2> >(tee "$out/build-siw.log" >&2) | tail -n1) &&
 	[ -f "$siw_ko" ]; then
