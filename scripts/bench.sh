@@ -61,8 +61,9 @@ done
 t0=$SECONDS
 
 # ------------------------------------------------------------------ host tools
-# perftest runs in the guest from the host's root; gnuplot draws the plots.
-pkgs=(perftest iperf3 sockperf gnuplot-nox python3 iproute2 iputils-ping)
+# perftest runs in the guest from the host's root; gnuplot draws the plots;
+# ethtool records the veths' offloads.
+pkgs=(perftest iperf3 sockperf gnuplot-nox python3 iproute2 iputils-ping ethtool)
 scripts/debian-packages.sh "${pkgs[@]}" || die "cannot install ${pkgs[*]}"
 
 # ------------------------------------------------------------------ builds

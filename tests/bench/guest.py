@@ -20,6 +20,15 @@ whose source is a local address in.  Every veth end has the same netem qdisc
 are read before and after every run and stored with it: a run whose bytes did
 not cross the link is marked invalid, never counted.
 
+netem drops whole buffers, and with GSO a stack hands the veth buffers of up
+to 64 KiB that are cut into packets only after the qdisc.  Conditions with
+loss therefore set gso_max_segs 1 on every veth end: every contender hands
+netem single packets of at most the MTU, and netem drops wire packets.  Per
+run, netem's counters (packets: a GSO buffer counts as its segments) beside
+the veth's (buffers) and ERI's device counters (tx_pkts beside tx_skbs) show
+what netem saw; a run under such a condition whose counters show a GSO
+buffer is marked invalid.  Conditions without loss keep GSO on for everyone.
+
 Contenders are alternated inside each cell (order rotated per repeat), so
 drift hits all of them alike.  Every run has a timeout; a failure or a
 timeout is recorded with its reason and the harness moves on.  Results are
@@ -32,6 +41,8 @@ import re
 import resource
 import shlex
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -94,15 +105,36 @@ GRIDS = {
     },
 }
 
-# name -> netem arguments (applied on every veth end, i.e. each direction).
+# name -> how every veth end is set (the same on both ends, so each
+# direction is impaired alike):
+#   netem  the netem arguments;
+#   wire   netem drops whole buffers, and a stack hands the veth GSO
+#          buffers of up to 64 KiB (TCP's segments, ERI's super-packets)
+#          cut into packets only after the qdisc: loss of 1% of those is
+#          not 1% of the packets a real network would drop.  With wire set
+#          the veth gets gso_max_segs 1, so every contender's stack hands
+#          it single MTU-sized packets and netem drops wire packets
+#          (checked per run: wire_check(), wire_violation()).  Without it
+#          (no loss) GSO stays on for everyone;
+#   mtu    the veths' MTU (default DEFAULT_MTU).
 CONDITIONS = {
-    "loss0": [],
-    "loss0.1": ["loss", "0.1%"],
-    "loss1": ["loss", "1%"],
-    "loss5": ["loss", "5%"],
-    "delay250": ["delay", "250us", "50us"],
-    "loss1+delay250": ["loss", "1%", "delay", "250us", "50us"],
+    "loss0": {"netem": []},
+    "loss0.1": {"netem": ["loss", "0.1%"], "wire": True},
+    "loss1": {"netem": ["loss", "1%"], "wire": True},
+    "loss5": {"netem": ["loss", "5%"], "wire": True},
+    "delay250": {"netem": ["delay", "250us", "50us"]},
+    "loss1+delay250": {"netem": ["loss", "1%", "delay", "250us", "50us"], "wire": True},
+    # Not in the grids: no loss, single packets, to tell what GSO gives
+    # from what loss costs (--set conditions=loss0,wire0,loss1).
+    "wire0": {"netem": [], "wire": True},
 }
+DEFAULT_MTU = 1500
+# The veths' GSO limits when GSO is on: the kernel's defaults for a new
+# veth, read by setup_topology().
+GSO_ON = {}
+# Ethernet header on top of the MTU: the largest frame a veth may carry
+# without GSO.
+ETH_HLEN = 14
 
 OUT = None
 T0 = time.monotonic()
@@ -163,21 +195,115 @@ def counters(dev):
     return d
 
 
-def eri_kicks(info):
-    """SQ doorbells (system calls) both ERI devices received so far."""
-    tot = 0
+# ERI's device counters read around every run (rdma statistic shows the
+# same ones): packets and the buffers they travelled in (a super-packet is
+# one buffer), retransmissions, doorbells.
+ERI_COUNTERS = ("tx_pkts", "tx_skbs", "rx_pkts", "rx_skbs", "retrans_pkts",
+                "timeouts", "sq_kicks")
+
+
+def eri_counters(info):
+    """Both ERI devices' counters, summed; None for a counter not there."""
+    tot = dict.fromkeys(ERI_COUNTERS, 0)
     for d in info.get("devices", []):
-        try:
-            with open("/sys/class/infiniband/%s/ports/1/hw_counters/sq_kicks" % d) as f:
-                tot += int(f.read())
-        except (OSError, ValueError):
-            return None
+        for k in ERI_COUNTERS:
+            try:
+                with open("/sys/class/infiniband/%s/ports/1/hw_counters/%s" % (d, k)) as f:
+                    v = int(f.read())
+            except (OSError, ValueError):
+                v = None
+            tot[k] = None if v is None or tot[k] is None else tot[k] + v
     return tot
+
+
+# rtnetlink (linux/rtnetlink.h, linux/pkt_sched.h, linux/gen_stats.h): a
+# qdisc dump read straight from the kernel.  tc takes about a second per
+# call in the TCG guest, twice per run; this takes milliseconds.
+RTM_NEWQDISC, RTM_GETQDISC = 36, 38
+NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
+NLMSG_ERROR, NLMSG_DONE = 2, 3
+TCA_KIND, TCA_STATS2 = 1, 7
+TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_PKT64 = 1, 3, 8
+TC_H_ROOT = 0xFFFFFFFF
+QDISC_KEYS = ("bytes", "packets", "drops", "requeues", "overlimits")
+
+
+def nl_attrs(buf):
+    """(type, payload) of each netlink attribute in buf."""
+    off = 0
+    while off + 4 <= len(buf):
+        ln, typ = struct.unpack_from("=HH", buf, off)
+        if ln < 4:
+            break
+        yield typ & 0x3FFF, buf[off + 4:off + ln]
+        off += (ln + 3) & ~3
+
+
+def qdisc_counters():
+    """Every root netem qdisc's counters, by device, from one rtnetlink dump.
+
+    packets counts what the qdisc let through in packets: a GSO buffer
+    counts as its segments (and bytes as their frames); drops counts
+    buffers.  The veth's own tx_packets counts buffers: the two together
+    say whether netem saw wire packets or GSO buffers (wire_check()).
+    """
+    try:
+        return _qdisc_dump()
+    except (OSError, struct.error) as e:
+        log("qdisc counters: %s" % e)
+        return {}
+
+
+def _qdisc_dump(kinds=("netem",)):
+    names = {i: n for i, n in socket.if_nameindex()}
+    res = {}
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE) as sk:
+        sk.settimeout(5)
+        # struct nlmsghdr, then struct tcmsg (all zero: every device).
+        req = struct.pack("=IHHII", 16 + 20, RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, 1, 0)
+        sk.send(req + bytes(20))
+        done = False
+        while not done:
+            data = sk.recv(1 << 16)
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ, _, _, _ = struct.unpack_from("=IHHII", data, off)
+                if ln < 16:
+                    done = True
+                    break
+                msg = data[off + 16:off + ln]
+                off += (ln + 3) & ~3
+                if typ in (NLMSG_DONE, NLMSG_ERROR):
+                    done = True
+                    break
+                if typ != RTM_NEWQDISC or len(msg) < 20:
+                    continue
+                _, ifindex, _, parent, _ = struct.unpack_from("=BxxxiIII", msg)
+                kind, st = None, {}
+                for t, v in nl_attrs(msg[20:]):
+                    if t == TCA_KIND:
+                        kind = v.rstrip(b"\0").decode()
+                    elif t == TCA_STATS2:
+                        for t2, v2 in nl_attrs(v):
+                            if t2 == TCA_STATS_BASIC and len(v2) >= 12:
+                                st["bytes"], pk = struct.unpack_from("=QI", v2)
+                                st.setdefault("packets", pk)
+                            elif t2 == TCA_STATS_PKT64 and len(v2) >= 8:
+                                st["packets"] = struct.unpack_from("=Q", v2)[0]
+                            elif t2 == TCA_STATS_QUEUE and len(v2) >= 20:
+                                (st["qlen"], st["backlog"], st["drops"], st["requeues"],
+                                 st["overlimits"]) = struct.unpack_from("=IIIII", v2)
+                if kind in kinds and parent == TC_H_ROOT and ifindex in names:
+                    res[names[ifindex]] = {k: st.get(k) for k in QDISC_KEYS}
+    return res
 
 
 def link_snapshot(c):
     a, b = ends(c)
-    return {"a": counters(a), "b": counters(b), "lo": counters("lo")}
+    q = qdisc_counters()
+    none = dict.fromkeys(QDISC_KEYS)
+    return {"a": counters(a), "b": counters(b), "lo": counters("lo"),
+            "qdisc_a": q.get(a, none), "qdisc_b": q.get(b, none)}
 
 
 def link_delta(before, after):
@@ -187,6 +313,36 @@ def link_delta(before, after):
                      if after[side][k] is not None and before[side][k] is not None
                      else None for k in before[side]}
     return out
+
+
+def wire_check(link, mtu):
+    """What netem saw on each end in one run (link: link_delta()).
+
+    skbs: the buffers that passed netem (the veth's tx_packets and
+    tx_dropped); pkts: the packets in them (netem's count, a GSO buffer's
+    segments each).  Wire packets: pkts == skbs and no buffer larger than
+    an MTU-sized frame (the veth's bytes per buffer).  A small excess of
+    pkts is allowed: the two counters are read one after the other, and a
+    packet of the connection's end can pass in between.
+    """
+    res = {"max_frame": mtu + ETH_HLEN, "ends": {}}
+    gso = False
+    for side in ("a", "b"):
+        v, q = link[side], link["qdisc_" + side]
+        if None in (v["tx_packets"], v["tx_bytes"], q["packets"]):
+            res["unknown"] = True
+            continue
+        skbs = v["tx_packets"] + (v["tx_dropped"] or 0)
+        e = {"skbs": skbs, "pkts": q["packets"], "drops": q["drops"],
+             "pkts_per_skb": round(q["packets"] / skbs, 3) if skbs else None,
+             "bytes_per_skb": round(v["tx_bytes"] / v["tx_packets"], 1)
+             if v["tx_packets"] else None}
+        e["gso"] = bool(q["packets"] > skbs + 2 + skbs // 100 or
+                        (e["bytes_per_skb"] or 0) > mtu + ETH_HLEN)
+        gso |= e["gso"]
+        res["ends"][side] = e
+    res["gso_buffers"] = gso
+    return res
 
 
 def proc_stat():
@@ -230,6 +386,7 @@ def setup_topology(names):
             write_sysctl("net.ipv4.conf.%s.rp_filter" % d, 0)
             write_sysctl("net.ipv4.conf.%s.accept_local" % d, 1)
             sh("ip link set %s up" % d)
+            GSO_ON[d] = link_settings(d)
         sh("ip addr add %s/32 dev %s" % (ipa, a))
         sh("ip addr add %s/32 dev %s" % (ipb, b))
         ta, tb = 1000 + 2 * n, 1001 + 2 * n
@@ -258,16 +415,55 @@ def path_check(c):
     return {"ok": ok, "ping_rc": rc, "link": d}
 
 
+def link_settings(dev):
+    """The veth end's MTU and GSO limits, as the kernel has them (ip link:
+    6.1 has no gso_max_segs in sysfs)."""
+    rc, out = sh(["ip", "-d", "-j", "link", "show", "dev", dev], check=False)
+    try:
+        j = json.loads(out)[0] if rc == 0 else {}
+    except (ValueError, IndexError):
+        j = {}
+    return {k: j.get(k) for k in ("mtu", "gso_max_segs", "gso_max_size")}
+
+
+def offloads(dev):
+    """The veth end's offload features that decide buffer sizes (ethtool -k)."""
+    rc, out = sh(["ethtool", "-k", dev], check=False)
+    want = ("tcp-segmentation-offload", "generic-segmentation-offload",
+            "generic-receive-offload", "tx-udp-segmentation", "rx-gro-list",
+            "rx-udp-gro-forwarding", "scatter-gather", "tx-checksumming")
+    res = {}
+    for ln in out.splitlines() if rc == 0 else []:
+        k, _, v = ln.partition(":")
+        if k.strip() in want:
+            res[k.strip()] = v.strip()
+    return res
+
+
 def set_condition(names, cond):
-    args = CONDITIONS[cond]
+    """netem, MTU and GSO limits of every veth end for cond; returns what
+    the kernel then has (the first contender's qdisc, every end's MTU and
+    GSO limits), for the record."""
+    spec = CONDITIONS[cond]
+    mtu = spec.get("mtu", DEFAULT_MTU)
+    links = {}
     for c in names:
         for d in ends(c):
+            gso = {"gso_max_segs": 1} if spec.get("wire") else GSO_ON[d]
+            sh(["ip", "link", "set", "dev", d, "mtu", str(mtu),
+                "gso_max_segs", str(gso["gso_max_segs"])] +
+               (["gso_max_size", str(gso["gso_max_size"])] if "gso_max_size" in gso else []))
             # The same qdisc for every condition (netem with no impairment for
             # the clean case), a queue long enough not to drop by itself.
             sh(["tc", "qdisc", "replace", "dev", d, "root", "netem",
-                "limit", "100000"] + args)
+                "limit", "100000"] + spec["netem"])
+            links[d] = link_settings(d)
+            if links[d]["mtu"] != mtu or (spec.get("wire") and links[d]["gso_max_segs"] != 1):
+                raise RuntimeError("%s: %s after setting mtu %d%s" % (
+                    d, links[d], mtu, ", gso_max_segs 1" if spec.get("wire") else ""))
     _, q = sh("tc qdisc show dev %s" % ends(names[0])[0], check=False)
-    return q.strip()
+    return {"qdisc": q.strip(), "mtu": mtu, "wire": bool(spec.get("wire")),
+            "links": links, "offloads": offloads(ends(names[0])[0])}
 
 
 # ------------------------------------------------------------------ devices
@@ -610,7 +806,7 @@ def measured_rate(rec, kind):
     return m["bw_MBps"] * 1e6 if m.get("bw_MBps") else None
 
 
-def one_run(c, info, test, size, qps, grid, iters):
+def one_run(c, info, test, size, qps, grid, iters, cond):
     """One measurement of contender c; returns the record (without context).
 
     iters: exchanges (latency) or messages per QP (bandwidth), from
@@ -661,8 +857,9 @@ def one_run(c, info, test, size, qps, grid, iters):
             srv = base + ["-d", dev1, "-x", str(g1)]
             cli = base + ["-d", dev0, "-x", str(g0), ipb]
     timeout = grid["lat_timeout"] if kind == "lat" else grid["bw_timeout"]
+    spec = CONDITIONS[cond]
     s0 = link_snapshot(c)
-    k0 = eri_kicks(info) if c == "eri" else None
+    e0 = eri_counters(info) if c == "eri" else None
     # siw listens through rdma_cm, with a kernel socket: wait for it as for
     # the others, but go ahead after a few seconds if ss does not show it.
     res, text = run_pair(srv, cli, timeout, tag, listen_port=port,
@@ -671,6 +868,11 @@ def one_run(c, info, test, size, qps, grid, iters):
                          server_exits=not (c == "tcp" and kind == "lat"))
     rec.update(res)
     rec["link"] = link_delta(s0, link_snapshot(c))
+    if e0 is not None:
+        e1 = eri_counters(info)
+        rec["eri"] = {k: e1[k] - e0[k] if None not in (e0[k], e1[k]) else None
+                      for k in ERI_COUNTERS}
+    rec["wire"] = wire_check(rec["link"], spec.get("mtu", DEFAULT_MTU))
     if res["status"] != "ok":
         return rec
     if c == "tcp":
@@ -684,8 +886,8 @@ def one_run(c, info, test, size, qps, grid, iters):
             rec["tool_error"] = True
         return rec
     rec["metrics"] = m
-    k1 = eri_kicks(info) if k0 is not None else None
-    if k1 is not None:
+    kicks = (rec.get("eri") or {}).get("sq_kicks")
+    if kicks is not None:
         # Messages posted: a ping-pong posts one per side per iteration
         # (ib_read_lat: the client's reads only); bandwidth tests post
         # from the client alone.  Receives never need a system call.
@@ -694,8 +896,8 @@ def one_run(c, info, test, size, qps, grid, iters):
         else:
             msgs = iters * qps
         if msgs:
-            m["sq_kicks"] = k1 - k0
-            m["syscalls_per_msg"] = round((k1 - k0) / msgs, 4)
+            m["sq_kicks"] = kicks
+            m["syscalls_per_msg"] = round(kicks / msgs, 4)
     # Proof that the bytes crossed the impaired link.
     moved = rec["link"]["a"]["tx_bytes"] + rec["link"]["b"]["tx_bytes"]
     if kind == "lat":
@@ -742,7 +944,28 @@ def one_run(c, info, test, size, qps, grid, iters):
                    % (moved, app))
     if kind == "bw" and rec.get("cpu") and app > 0:
         rec["cpu"]["cpu_us_per_MB"] = round(rec["cpu"]["busy_cpu_s"] * 1e6 / (app / 1e6), 2)
+    if spec.get("wire") and rec["status"] == "ok":
+        bad = wire_violation(rec)
+        if bad:
+            rec.update(status="invalid", reason="GSO buffers under wire-packet loss: " + bad)
     return rec
+
+
+def wire_violation(rec):
+    """Why a run under a wire-packet condition did not lose wire packets
+    (netem saw GSO buffers, or ERI sent super-packets), or None."""
+    w = rec["wire"]
+    if w.get("unknown") or len(w["ends"]) < 2:
+        return "netem's or the veth's counters unreadable"
+    for side, x in sorted(w["ends"].items()):
+        if x["gso"]:
+            return ("%d packets in %d buffers through netem on end %s, %s bytes per "
+                    "buffer (frames are at most %d)" % (x["pkts"], x["skbs"], side,
+                                                        x["bytes_per_skb"], w["max_frame"]))
+    e = rec.get("eri") or {}
+    if None not in (e.get("tx_pkts"), e.get("tx_skbs")) and e["tx_pkts"] > e["tx_skbs"] + 2:
+        return "ERI sent %d packets in %d buffers" % (e["tx_pkts"], e["tx_skbs"])
+    return None
 
 
 def bw_sizes_for(grid, qps):
@@ -810,7 +1033,8 @@ def main():
 
     meta = {"type": "meta", "mode": args.mode, "grid": grid,
             "kernel": os.uname().release, "ncpu": os.cpu_count(),
-            "conditions": {k: CONDITIONS[k] for k in grid["conditions"]},
+            "conditions": {k: CONDITIONS[k]["netem"] for k in grid["conditions"]},
+            "condition_spec": {k: CONDITIONS[k] for k in grid["conditions"]},
             "contenders": names, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     for tool in (["ib_send_bw", "--version"], ["iperf3", "--version"],
                  ["sockperf", "--version"]):
@@ -841,8 +1065,30 @@ def main():
     total = len(grid["conditions"]) * len(allcells) * grid["repeats"] * len(names)
     n = 0
     for cond in grid["conditions"]:
-        qdisc = set_condition(names, cond)
-        log("condition %s: %s" % (cond, qdisc))
+        try:
+            setup = set_condition(names, cond)
+        except RuntimeError as e:
+            # No run of a condition the links could not be set for.
+            log("condition %s: cannot set the links: %s" % (cond, e))
+            emit({"type": "condition", "condition": cond, "error": str(e)})
+            failed = set()
+            for (test, size, qps) in allcells:
+                for c in names:
+                    for rep in range(grid["repeats"]):
+                        n += 1
+                        t_test = tcp_test(test) if c == "tcp" else test
+                        if (c, t_test, size, qps, rep) in failed:
+                            continue
+                        failed.add((c, t_test, size, qps, rep))
+                        emit({"type": "run", "contender": c, "condition": cond,
+                              "test": t_test, "size": size, "qps": qps, "rep": rep,
+                              "status": "failed",
+                              "reason": "the condition's link settings failed: %s" % e})
+            continue
+        emit(dict(setup, type="condition", condition=cond))
+        log("condition %s: %s; MTU %d, %s" % (
+            cond, setup["qdisc"], setup["mtu"],
+            "gso_max_segs 1 (wire packets)" if setup["wire"] else "GSO on"))
         tcp_done = {}
         # (contender, test) -> {(qps, size): [rates]}: what plan_iters sizes
         # the next runs by (see estimate()); per condition.
@@ -887,7 +1133,7 @@ def main():
                     tries = []
                     while True:
                         try:
-                            rec = one_run(c, avail[c], test, size, qps, grid, iters)
+                            rec = one_run(c, avail[c], test, size, qps, grid, iters, cond)
                         except Exception as e:  # never let one run stop the grid
                             rec = {"status": "failed", "reason": "harness error: %r" % e}
                         # perftest's clock calibration fails now and then under

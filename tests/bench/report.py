@@ -41,6 +41,7 @@ def human(n):
 
 def load(path):
     meta, runs, end = {}, [], None
+    setups = {}
     with open(path) as f:
         for ln in f:
             ln = ln.strip()
@@ -54,9 +55,26 @@ def load(path):
                 meta = o
             elif o.get("type") == "run":
                 runs.append(o)
+            elif o.get("type") == "condition":
+                setups[o.get("condition")] = o
             elif o.get("type") == "end":
                 end = o
+    if meta:
+        # How each condition's links were really set (MTU, GSO limits,
+        # qdisc, offloads), as the guest read them back.
+        meta["condition_setup"] = setups
     return meta, runs, end
+
+
+def cond_text(meta, cond):
+    """cond's netem arguments, MTU and GSO setting, in words."""
+    spec = (meta.get("condition_spec") or {}).get(cond)
+    netem = " ".join(meta["conditions"][cond]) or "no impairment"
+    if spec is None:            # results of a harness without the setting
+        return netem
+    return "%s, MTU %d, %s" % (netem, spec.get("mtu", 1500),
+                               "wire packets (gso_max_segs 1)" if spec.get("wire")
+                               else "GSO on")
 
 
 # A "metric" row of the table: which runs feed it and how to read a value.
@@ -171,7 +189,7 @@ def tool_version(line):
     return m.group(1) if m else "?"
 
 
-def table(meta, summ, names, conds, extra):
+def table(meta, summ, runs, names, conds, extra):
     L = []
     L.append("## ERI benchmark: %s, kernel %s, %s mode" % (
         meta.get("started", "?")[:10], meta.get("kernel", "?"), meta.get("mode", "?")))
@@ -187,8 +205,17 @@ def table(meta, summ, names, conds, extra):
              "ends (each direction): %s.  Every cell ran %d times per contender, "
              "contenders alternating." % (
                  ", ".join(LABEL.get(c, c) for c in names), extra.get("siw") or "?",
-                 "; ".join("%s = %s" % (c, " ".join(meta["conditions"][c]) or "none")
-                           for c in conds), meta["grid"]["repeats"]))
+                 "; ".join("%s = %s" % (c, cond_text(meta, c)) for c in conds),
+                 meta["grid"]["repeats"]))
+    if meta.get("condition_spec"):
+        L.append("")
+        L.append("netem drops whole buffers.  Under \"wire packets\" every veth end has "
+                 "gso_max_segs 1: every contender's stack (TCP's segments, ERI's "
+                 "super-packets) hands it single packets of at most the MTU, so "
+                 "netem drops wire packets, as a network would; a run whose counters "
+                 "show a GSO buffer passing netem there is marked invalid (see \"What "
+                 "netem saw\").  Under \"GSO on\" buffers of up to 64 KiB pass netem "
+                 "whole.")
     L.append("")
     g = meta["grid"]
     if g.get("target_s"):
@@ -260,7 +287,7 @@ def table(meta, summ, names, conds, extra):
     L.append("### Medians per contender (min..max over the repeats)")
     for cond in conds:
         L.append("")
-        L.append("**%s** (%s)" % (cond, " ".join(meta["conditions"][cond]) or "no impairment"))
+        L.append("**%s** (%s)" % (cond, cond_text(meta, cond)))
         L.append("")
         L.append("| cell | " + " | ".join(LABEL[c] for c in names) + " |")
         L.append("|---|" + "---|" * len(names))
@@ -301,6 +328,7 @@ def table(meta, summ, names, conds, extra):
                         if st else "-")
         name = "ib_%s %s%s" % (test, human(size), "" if qps == 1 else " %d QPs" % qps)
         L.append("| %s | %s |" % (name, " | ".join(cols)))
+    L += wire_table(meta, runs, names, conds)
     # Failures.
     L.append("")
     L.append("### Failures")
@@ -336,6 +364,45 @@ def table(meta, summ, names, conds, extra):
              "bytes / payload bytes: %s." % (okruns, extra["invalid"],
                                             extra.get("min_link_ratio", "-")))
     return "\n".join(L) + "\n"
+
+
+def wire_table(meta, runs, names, conds):
+    """What netem saw, per condition and contender: packets per buffer."""
+    L = ["", "### What netem saw", "",
+         "Per condition and contender, over the runs that finished: the packets "
+         "netem let through (its own count: a GSO buffer counts as its packets) "
+         "per buffer the veth carried, all runs together and the largest of any "
+         "run's end, and the largest bytes per buffer (a frame of the MTU is at "
+         "most MTU + 14).  1.00 and no more than a frame: netem saw wire packets.  "
+         "ERI: also its devices' packets per buffer sent (`tx_pkts` / `tx_skbs`).  "
+         "Invalid: runs under wire packets whose counters show a GSO buffer.", ""]
+    L.append("| condition | " + " | ".join(LABEL[c] for c in names) + " |")
+    L.append("|---|" + "---|" * len(names))
+    for cond in conds:
+        cols = []
+        for c in names:
+            rs = [r for r in runs if r["condition"] == cond and r["contender"] == c
+                  and r.get("status") in ("ok", "invalid") and (r.get("wire") or {}).get("ends")]
+            if not rs:
+                cols.append("-")
+                continue
+            ends = [e for r in rs for e in r["wire"]["ends"].values()]
+            pk = sum(e["pkts"] for e in ends)
+            sk = sum(e["skbs"] for e in ends)
+            worst = max((e["pkts_per_skb"] or 0) for e in ends)
+            big = max((e["bytes_per_skb"] or 0) for e in ends)
+            txt = "%.2f (max %.2f), <= %d B" % (pk / sk if sk else 0, worst, big)
+            if c == "eri":
+                tp = sum((r.get("eri") or {}).get("tx_pkts") or 0 for r in rs)
+                ts = sum((r.get("eri") or {}).get("tx_skbs") or 0 for r in rs)
+                if ts:
+                    txt += "; device %.2f" % (tp / ts)
+            bad = sum(1 for r in rs if r.get("status") == "invalid")
+            if bad:
+                txt += "; **%d invalid**" % bad
+            cols.append(txt)
+        L.append("| %s (%s) | %s |" % (cond, cond_text(meta, cond), " | ".join(cols)))
+    return L
 
 
 # ------------------------------------------------------------------ plots
@@ -515,7 +582,7 @@ def main():
     extra = {"git": a.git, "siw": a.siw_source, "okruns": okruns, "invalid": invalid,
              "min_link_ratio": "%.2f" % min(ratios) if ratios else "-"}
     complete = end is not None and a.vm_status in (0, None)
-    md = table(meta, summ, names, conds, extra)
+    md = table(meta, summ, runs, names, conds, extra)
     if not complete:
         md = ("**Incomplete run** (VM status %s%s): the numbers below are what was "
               "measured before it stopped.\n\n" % (a.vm_status, "" if end else ", no end record")) + md
