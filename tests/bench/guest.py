@@ -944,11 +944,34 @@ def one_run(c, info, test, size, qps, grid, iters, cond):
                    % (moved, app))
     if kind == "bw" and rec.get("cpu") and app > 0:
         rec["cpu"]["cpu_us_per_MB"] = round(rec["cpu"]["busy_cpu_s"] * 1e6 / (app / 1e6), 2)
+    if app > 0:
+        rec["per_MB"] = per_mb(rec, app)
     if spec.get("wire") and rec["status"] == "ok":
         bad = wire_violation(rec)
         if bad:
             rec.update(status="invalid", reason="GSO buffers under wire-packet loss: " + bad)
     return rec
+
+
+def per_mb(rec, app):
+    """Packets and buffers per MB of payload, both directions.
+
+    Every contender: pkts, the packets netem saw (passed and dropped), and
+    skbs, the buffers they came in (the veth's, passed and dropped).  ERI
+    also: its devices' own counters (everything both sent and took: data,
+    ACKs, responses, retransmissions).
+    """
+    mb = app / 1e6
+    res = {}
+    e = rec["wire"]["ends"]
+    if len(e) == 2:
+        res["pkts"] = round(sum(x["pkts"] + (x["drops"] or 0) for x in e.values()) / mb, 1)
+        res["skbs"] = round(sum(x["skbs"] + (x["drops"] or 0) for x in e.values()) / mb, 1)
+    for k in ("tx_pkts", "tx_skbs", "rx_pkts", "rx_skbs"):
+        v = (rec.get("eri") or {}).get(k)
+        if v is not None:
+            res["eri_" + k] = round(v / mb, 1)
+    return res
 
 
 def wire_violation(rec):

@@ -83,6 +83,10 @@ LAT_METRICS = [("p50_us", "p50", "us", "lower"), ("p99_us", "p99", "us", "lower"
 BW_METRICS = [("bw_MBps", "bandwidth", "MB/s", "higher"),
               ("cpu_us_per_MB", "CPU", "CPU-us/MB", "lower")]
 RATE_METRIC = ("msg_rate", "message rate", "Mmsg/s", "higher")
+# Packets and buffers per MB of payload (guest.py's per_mb()): every
+# contender's as netem and the veth counted them, ERI's devices' own.
+PER_MB_KEYS = ["pkts_per_MB", "skbs_per_MB", "eri_tx_pkts_per_MB", "eri_tx_skbs_per_MB",
+               "eri_rx_pkts_per_MB", "eri_rx_skbs_per_MB"]
 
 
 def value(run, key, test):
@@ -90,6 +94,8 @@ def value(run, key, test):
     m = run.get("metrics") or {}
     if key == "cpu_us_per_MB":
         return (run.get("cpu") or {}).get("cpu_us_per_MB")
+    if key in PER_MB_KEYS:
+        return (run.get("per_MB") or {}).get(key[:-len("_per_MB")])
     if key == "msg_rate":
         if "msg_rate_Mpps" in m:
             return m["msg_rate_Mpps"]
@@ -123,7 +129,8 @@ def summarize(meta, runs):
         s = {"runs": len(rs), "ok": len(ok), "failures": dict(fails), "metrics": {}}
         test = k[2]
         keys = (["p50_us", "p99_us", "avg_us"] if test.endswith("_lat")
-                else ["bw_MBps", "msg_rate", "cpu_us_per_MB"]) + ["syscalls_per_msg"]
+                else ["bw_MBps", "msg_rate", "cpu_us_per_MB"]) + \
+            ["syscalls_per_msg"] + PER_MB_KEYS
         for key in keys:
             st = stats([v for v in (value(r, key, test) for r in ok) if v is not None])
             if st:
@@ -328,6 +335,7 @@ def table(meta, summ, runs, names, conds, extra):
                         if st else "-")
         name = "ib_%s %s%s" % (test, human(size), "" if qps == 1 else " %d QPs" % qps)
         L.append("| %s | %s |" % (name, " | ".join(cols)))
+    L += per_byte_table(meta, summ, names, conds)
     L += wire_table(meta, runs, names, conds)
     # Failures.
     L.append("")
@@ -364,6 +372,47 @@ def table(meta, summ, runs, names, conds, extra):
              "bytes / payload bytes: %s." % (okruns, extra["invalid"],
                                             extra.get("min_link_ratio", "-")))
     return "\n".join(L) + "\n"
+
+
+def per_byte_table(meta, summ, names, conds):
+    """Per condition, for the bandwidth cells: every contender's CPU per
+    MB next to ERI's packets and buffers per MB and the peers' buffers."""
+    def med(cond, c, test, size, qps, key):
+        s = summ.get((cond, c, peer_test(c, test), size, qps))
+        st = s["metrics"].get(key) if s else None
+        return st["median"] if st else None
+
+    peers = [c for c in names if c != "eri"]
+    L = ["", "### Per-byte costs", "",
+         "Medians per MB of payload.  CPU: as above, every contender.  ERI's "
+         "packets and buffers: what its two devices sent (`tx_pkts`, `tx_skbs` of "
+         "`rdma statistic`: data, ACKs, read responses and retransmissions, both "
+         "directions; a super-packet is one buffer) and the buffers they took "
+         "(`rx_skbs`), counted before and after each run.  The peers' buffers: "
+         "what their stacks handed the veth ends (the veth's packet counters, "
+         "both directions, with netem's drops)."]
+    for cond in conds:
+        bw = [(test, size, qps) for (test, size, qps, key, _, _) in rows(meta)
+              if key == "bw_MBps"]
+        L += ["", "**%s** (%s)" % (cond, cond_text(meta, cond)), ""]
+        hdr = (["CPU-us/MB %s" % LABEL[c] for c in names] +
+               (["ERI pkt/MB", "ERI skb/MB", "ERI pkt/skb", "ERI rx skb/MB"]
+                if "eri" in names else []) +
+               ["%s skb/MB" % LABEL[c] for c in peers])
+        L.append("| cell | " + " | ".join(hdr) + " |")
+        L.append("|---|" + "---|" * len(hdr))
+        for (test, size, qps) in bw:
+            op = test.split("_")[0]
+            cols = [fmt(med(cond, c, test, size, qps, "cpu_us_per_MB")) for c in names]
+            if "eri" in names:
+                p = med(cond, "eri", test, size, qps, "eri_tx_pkts_per_MB")
+                k = med(cond, "eri", test, size, qps, "eri_tx_skbs_per_MB")
+                cols += [fmt(p), fmt(k), fmt(p / k) if p and k else "-",
+                         fmt(med(cond, "eri", test, size, qps, "eri_rx_skbs_per_MB"))]
+            cols += [fmt(med(cond, c, test, size, qps, "skbs_per_MB")) for c in peers]
+            L.append("| ib_%s_bw %s %d QP%s | %s |" % (op, human(size), qps, "s" * (qps > 1),
+                                                      " | ".join(cols)))
+    return L
 
 
 def wire_table(meta, runs, names, conds):
