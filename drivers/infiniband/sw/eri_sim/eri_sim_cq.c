@@ -16,21 +16,6 @@
 #include "eri_sim_qp.h"
 
 /*
- * A CQ as the device keeps it: what the queue pairs see, and the producer
- * index, which is 32 bits wide (CQs may be deeper than 2^15 entries); the
- * 16-bit @cq.pi is not used.
- */
-struct eri_sim_cq_state {
-	struct eri_sim_cq cq;
-	u32 pi;
-};
-
-static struct eri_sim_cq_state *to_cq_state(struct eri_sim_cq *cq)
-{
-	return container_of(cq, struct eri_sim_cq_state, cq);
-}
-
-/*
  * Map into @cq the ring of 2^@depth_log CQEs that the page list at
  * @pbl_addr describes: @npages pages of 2^@page_shift bytes.  Return: an
  * admin status.
@@ -82,7 +67,7 @@ static void eri_sim_cq_free(struct eri_sim_cq *cq)
 {
 	if (is_vmalloc_addr(cq->ring))
 		vunmap(cq->ring);
-	kfree(to_cq_state(cq));
+	kfree(cq);
 }
 
 u8 eri_sim_create_cq(struct eri_sim_dev *sdev,
@@ -92,7 +77,6 @@ u8 eri_sim_create_cq(struct eri_sim_dev *sdev,
 	u32 depth_log = FIELD_GET(ERI_AQ_CREATE_CQ_DEPTH_LOG, cfg);
 	u32 cqn = le32_to_cpu(cmd->cqn), eqn = le32_to_cpu(cmd->eqn);
 	u64 ring_addr = le64_to_cpu(cmd->ring_addr);
-	struct eri_sim_cq_state *state;
 	struct eri_sim_cq *cq;
 	u8 status;
 	int ret;
@@ -102,10 +86,9 @@ u8 eri_sim_create_cq(struct eri_sim_dev *sdev,
 		return ERI_AQ_STS_BAD_PARAM;
 	if (!READ_ONCE(sdev->ceq[eqn].valid))
 		return ERI_AQ_STS_BAD_PARAM;
-	state = kzalloc(sizeof(*state), GFP_KERNEL);
-	if (!state)
+	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	if (!cq)
 		return ERI_AQ_STS_NO_RESOURCE;
-	cq = &state->cq;
 	if (cfg & ERI_AQ_CREATE_CQ_PBL) {
 		status = eri_sim_cq_map_pbl(sdev, cq, ring_addr,
 					    le32_to_cpu(cmd->npages),
@@ -181,7 +164,6 @@ struct eri_sim_cq *eri_sim_cq_find(struct eri_sim_dev *sdev, u32 cqn)
  */
 int eri_sim_cq_post(struct eri_sim_cq *cq, const struct eri_cqe *cqe)
 {
-	struct eri_sim_cq_state *state = to_cq_state(cq);
 	u32 hdr = le32_to_cpu(cqe->hdr);
 	bool event = false, overrun = false;
 	struct eri_cqe *slot;
@@ -193,21 +175,21 @@ int eri_sim_cq_post(struct eri_sim_cq *cq, const struct eri_cqe *cqe)
 		return -ENOSPC;
 	}
 	ci = le32_to_cpu(READ_ONCE(cq->dbrec->ci));
-	if (eri_cq_used(state->pi, ci, cq->depth_log) >=
+	if (eri_cq_used(cq->pi, ci, cq->depth_log) >=
 	    (1U << cq->depth_log)) {
 		cq->broken = true;
 		overrun = true;
 		goto out_unlock;
 	}
-	slot = &cq->ring[eri_ring_slot(state->pi, cq->depth_log)];
+	slot = &cq->ring[eri_ring_slot(cq->pi, cq->depth_log)];
 	memcpy((u8 *)slot + sizeof(slot->hdr), (const u8 *)cqe + sizeof(cqe->hdr),
 	       sizeof(*cqe) - sizeof(cqe->hdr));
 	/* Body before owner bit; pairs with the consumer's read barrier. */
 	dma_wmb();
-	owner = eri_ring_owner(state->pi, cq->depth_log);
+	owner = eri_ring_owner(cq->pi, cq->depth_log);
 	WRITE_ONCE(slot->hdr,
 		   cpu_to_le32(hdr | FIELD_PREP(ERI_CQE_HDR_OWNER, owner)));
-	state->pi++;
+	cq->pi++;
 	/*
 	 * The completion before the arm request: pairs with the consumer's
 	 * full barrier between writing @arm and polling again.

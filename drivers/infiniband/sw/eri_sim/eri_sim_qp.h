@@ -73,7 +73,7 @@ struct eri_sim_cq {
 	u32 cqn;
 	u32 eqn;
 	u32 depth_log;
-	u16 pi;
+	u32 pi;			/* free-running, 32 bits: rings up to 2^22 */
 	u32 arm_sn;		/* last arm sequence number answered */
 	bool broken;		/* overran: writes nothing more */
 	u32 users;		/* QPs completing into it; device context */
