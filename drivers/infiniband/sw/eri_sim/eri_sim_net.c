@@ -239,23 +239,35 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 }
 
 /*
- * A datagram for the UD or GSI QP @qp.  UD messages travel as single
- * datagrams; a buffer of several (datagrams UDP GRO merged) is dropped.
- * qp->lock held.
+ * The @nsegs datagrams of @skb, @seg_len bytes each but the last, for the
+ * UD or GSI QP @qp: UD messages travel as single datagrams, which UDP GRO
+ * may have merged.  qp->lock held.
  */
 static void eri_sim_rx_ud_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
-				 u32 nsegs)
+				 u32 seg_len, u32 nsegs, bool ce)
 {
-	const struct eri_wire_hdr *hdr = (const void *)skb->data;
-	u32 len = skb->len - sizeof(*hdr);
+	u32 i, off;
 
 	lockdep_assert_held(&qp->lock);
-	if (nsegs == 1 && skb_headlen(skb) == skb->len &&
-	    eri_sim_rx_takes(eri_sim_hdr_check(hdr, skb->len), qp->type)) {
-		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_SKBS, 1);
-		eri_sim_ud_rx_locked(qp, skb, hdr, hdr + 1, len);
-	} else {
-		eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, nsegs);
+	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_SKBS, 1);
+	qp->rx_skbs++;
+	for (i = 0, off = 0; i < nsegs; i++, off += seg_len) {
+		u32 len = min(seg_len, skb->len - off);
+		const struct eri_wire_hdr *hdr;
+		struct eri_wire_hdr buf;
+		struct eri_sim_rx_pkt pkt = {
+			.skb = skb,
+			.off = off + sizeof(buf),
+			.len = len - sizeof(buf),
+			.ce = ce,
+		};
+
+		/* eri_sim_rx_split() found every header whole. */
+		hdr = skb_header_pointer(skb, off, sizeof(buf), &buf);
+		if (eri_sim_rx_takes(eri_sim_hdr_check(hdr, len), qp->type))
+			eri_sim_ud_rx_locked(qp, hdr, &pkt);
+		else
+			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 	}
 }
 
@@ -319,18 +331,12 @@ static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 	}
 	rcu_read_unlock();
 
-	/* A UD receive reads the datagram in place. */
-	if (qp->type != ERI_QPT_RC && nsegs == 1 && skb_linearize(skb)) {
-		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, 1);
-		eri_sim_qp_put(qp);
-		goto drop;
-	}
 	spin_lock(&qp->lock);
 	if (qp->type == ERI_QPT_RC)
 		eri_sim_rx_rc_locked(qp, skb, &first, &saddr, seg_len, nsegs,
 				     ce);
 	else
-		eri_sim_rx_ud_locked(qp, skb, nsegs);
+		eri_sim_rx_ud_locked(qp, skb, seg_len, nsegs, ce);
 	spin_unlock(&qp->lock);
 	eri_sim_qp_put(qp);
 	consume_skb(skb);

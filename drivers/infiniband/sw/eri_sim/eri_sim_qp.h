@@ -403,9 +403,9 @@ void eri_sim_resp_batch_ack_locked(struct eri_sim_qp *qp);
 
 /* eri_sim_ud.c */
 void eri_sim_ud_run_locked(struct eri_sim_qp *qp);
-void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct sk_buff *skb,
-			  const struct eri_wire_hdr *hdr, const void *payload,
-			  u32 len);
+void eri_sim_ud_rx_locked(struct eri_sim_qp *qp,
+			  const struct eri_wire_hdr *hdr,
+			  const struct eri_sim_rx_pkt *pkt);
 
 /* eri_sim_net.c */
 

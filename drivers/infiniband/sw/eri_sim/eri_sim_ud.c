@@ -337,20 +337,19 @@ static u32 eri_sim_ud_grh(const struct sk_buff *skb, u32 len,
 /**
  * eri_sim_ud_rx_locked - a packet for a UD or GSI QP
  * @qp: the QP the packet names
- * @skb: the packet, its network header IPv4 or IPv6
  * @hdr: its ERI header
- * @payload: its payload
- * @len: payload bytes
+ * @pkt: its payload, in a buffer whose network header is IPv4 or IPv6
  *
  * qp->lock held.  Datagrams the QP cannot take (state, opcode, Q_Key, no
  * receive WQE) are dropped and counted; a receive WQE too small for the
  * GRH and the payload completes with LOC_LEN_ERR.
  */
-void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct sk_buff *skb,
-			  const struct eri_wire_hdr *hdr, const void *payload,
-			  u32 len)
+void eri_sim_ud_rx_locked(struct eri_sim_qp *qp,
+			  const struct eri_wire_hdr *hdr,
+			  const struct eri_sim_rx_pkt *pkt)
 {
 	struct eri_sim_dev *sdev = qp->sdev;
+	u32 len = pkt->len;
 	u8 grh[ERI_SIM_GRH_LEN];
 	struct eri_sim_rwqe r;
 	u32 flags;
@@ -374,11 +373,11 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp, const struct sk_buff *skb,
 					   0, 0);
 		return;
 	}
-	flags = eri_sim_ud_grh(skb, len, grh);
+	flags = eri_sim_ud_grh(pkt->skb, len, grh);
 	if (eri_sim_sgl_copy(qp, r.pdn, r.sge, r.num_sge, 0, grh, sizeof(grh),
 			     true) ||
-	    eri_sim_sgl_copy(qp, r.pdn, r.sge, r.num_sge, sizeof(grh),
-			     (void *)payload, len, true)) {
+	    eri_sim_sgl_place(qp, r.pdn, r.sge, r.num_sge, sizeof(grh), pkt,
+			      NULL)) {
 		eri_sim_ud_complete_locked(qp, ERI_CQE_STS_LOC_PROT_ERR, 0, 0,
 					   0, 0);
 		/* The completion says why. */
