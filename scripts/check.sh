@@ -240,7 +240,7 @@ done
 # and the executable tests/vm-debug/*.sh (the failslab pass; a script's
 # "# check-timeout: N" line replaces the default VM timeout of 900 s).
 # Entries are SCRIPT[:ARG...] (colon-separated arguments to the script).
-DEBUG_VM_TESTS="first_light kverbs frwr mr rc:eri:quick unplug"
+DEBUG_VM_TESTS="first_light kverbs frwr mr rc:eri:quick unplug gso:inflight"
 if [ -n "${ERI_DEBUG_TESTS:-}" ]; then
 	read -r -a dtests <<<"$ERI_DEBUG_TESTS"
 else
