@@ -499,26 +499,18 @@ static spinlock_t eri_sim_atomic_locks[1U << ERI_SIM_ATOMIC_LOCKS_LOG] = {
 int eri_sim_mr_atomic(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
 		      u64 iova, u32 op, u64 swap_add, u64 compare, u64 *orig)
 {
-	u64 addr, val;
-	u64 *p;
+	size_t chunk;
+	u64 *p, val;
 	u32 h;
 
 	if (!IS_ALIGNED(iova, sizeof(u64)) ||
 	    (op != ERI_ATOMIC_CMP_SWP && op != ERI_ATOMIC_FETCH_ADD))
 		return -EINVAL;
-	if (mr->dma) {
-		addr = iova;
-	} else {
-		u64 off = iova - eri_sim_mr_base(mr);
-
-		addr = mr->pages[off >> mr->page_shift] +
-		       (off & ((1ULL << mr->page_shift) - 1));
-	}
 	/* Pages are aligned to at least 4 KiB: the word stays aligned. */
-	p = eri_sim_dma_ptr(sdev, addr, sizeof(u64));
-	if (!p || !IS_ALIGNED(addr, sizeof(u64)))
+	p = eri_sim_mr_chunk(sdev, mr, iova, sizeof(u64), &chunk);
+	if (!p || chunk != sizeof(u64) || !IS_ALIGNED((unsigned long)p, 8))
 		return -EFAULT;
-	h = hash_64(addr >> 3, ERI_SIM_ATOMIC_LOCKS_LOG);
+	h = hash_64(virt_to_phys(p) >> 3, ERI_SIM_ATOMIC_LOCKS_LOG);
 	/* Serializes with every other atomic on this word (see above). */
 	spin_lock_bh(&eri_sim_atomic_locks[h]);
 	val = READ_ONCE(*p);

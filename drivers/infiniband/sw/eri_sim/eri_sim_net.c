@@ -193,6 +193,25 @@ static void eri_sim_rx_batch_end_locked(struct eri_sim_qp *qp)
 }
 
 /*
+ * Packet @i of a buffer eri_sim_rx_split() accepted, of @seg_len-byte
+ * packets: its payload into @pkt, its header (copied into @buf if it is
+ * not in one piece in @skb).
+ */
+static const struct eri_wire_hdr *
+eri_sim_rx_seg(const struct sk_buff *skb, u32 seg_len, u32 i, bool ce,
+	       struct eri_wire_hdr *buf, struct eri_sim_rx_pkt *pkt)
+{
+	u32 off = i * seg_len;
+
+	pkt->skb = skb;
+	pkt->off = off + sizeof(*buf);
+	pkt->len = min(seg_len, skb->len - off) - sizeof(*buf);
+	pkt->ce = ce;
+	/* eri_sim_rx_split() found every header whole. */
+	return skb_header_pointer(skb, off, sizeof(*buf), buf);
+}
+
+/*
  * Give the @nsegs packets of @skb, @seg_len bytes each but the last, to
  * the RC QP @qp as one batch, from the peer at @saddr.  qp->lock held.
  */
@@ -202,7 +221,7 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 				 u32 nsegs, bool ce)
 {
 	struct eri_sim_dev *sdev = qp->sdev;
-	u32 i, off;
+	u32 i;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->dead || !ipv6_addr_equal(saddr, &qp->daddr) ||
@@ -215,20 +234,14 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 	qp->rx_skbs++;
 	qp->rx_pkts += nsegs;
 	qp->rx_batch = true;
-	for (i = 0, off = 0; i < nsegs; i++, off += seg_len) {
-		u32 len = min(seg_len, skb->len - off);
-		const struct eri_wire_hdr *hdr;
+	for (i = 0; i < nsegs; i++) {
 		struct eri_wire_hdr buf;
-		struct eri_sim_rx_pkt pkt = {
-			.skb = skb,
-			.off = off + sizeof(buf),
-			.len = len - sizeof(buf),
-			.ce = ce,
-		};
+		struct eri_sim_rx_pkt pkt;
+		const struct eri_wire_hdr *hdr =
+			eri_sim_rx_seg(skb, seg_len, i, ce, &buf, &pkt);
 
-		/* eri_sim_rx_split() found every header whole. */
-		hdr = skb_header_pointer(skb, off, sizeof(buf), &buf);
-		if (eri_sim_hdr_check(hdr, len) == ERI_SIM_RX_RC_RESP) {
+		if (eri_sim_hdr_check(hdr, sizeof(*hdr) + pkt.len) ==
+		    ERI_SIM_RX_RC_RESP) {
 			eri_sim_req_rx_locked(qp, hdr, &pkt);
 		} else {
 			eri_sim_stat_add(sdev, ERI_STAT_RX_BYTES, pkt.len);
@@ -246,25 +259,19 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 static void eri_sim_rx_ud_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 				 u32 seg_len, u32 nsegs, bool ce)
 {
-	u32 i, off;
+	u32 i;
 
 	lockdep_assert_held(&qp->lock);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_SKBS, 1);
 	qp->rx_skbs++;
-	for (i = 0, off = 0; i < nsegs; i++, off += seg_len) {
-		u32 len = min(seg_len, skb->len - off);
-		const struct eri_wire_hdr *hdr;
+	for (i = 0; i < nsegs; i++) {
 		struct eri_wire_hdr buf;
-		struct eri_sim_rx_pkt pkt = {
-			.skb = skb,
-			.off = off + sizeof(buf),
-			.len = len - sizeof(buf),
-			.ce = ce,
-		};
+		struct eri_sim_rx_pkt pkt;
+		const struct eri_wire_hdr *hdr =
+			eri_sim_rx_seg(skb, seg_len, i, ce, &buf, &pkt);
 
-		/* eri_sim_rx_split() found every header whole. */
-		hdr = skb_header_pointer(skb, off, sizeof(buf), &buf);
-		if (eri_sim_rx_takes(eri_sim_hdr_check(hdr, len), qp->type))
+		if (eri_sim_rx_takes(eri_sim_hdr_check(hdr, sizeof(*hdr) +
+						       pkt.len), qp->type))
 			eri_sim_ud_rx_locked(qp, hdr, &pkt);
 		else
 			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
