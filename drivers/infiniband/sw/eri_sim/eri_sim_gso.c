@@ -208,14 +208,29 @@ static bool eri_sim_txb_full(const struct eri_sim_txb *b, u32 seg_len, bool zc)
 }
 
 /*
- * Fragments the payload of @w from @off, @len bytes, takes at most: one
- * per host page each of its SGEs touches.
+ * Where a packet's payload comes from: @len bytes at offset @off of the
+ * message of WQE @w (its inline data or its SGEs), or, with no @w, at
+ * @iova of region @mr (a READ response).
  */
-static u32 eri_sim_txb_frags_needed(const struct eri_sim_swqe *w, u32 off,
-				    u32 len)
-{
-	u32 i, n = 0;
+struct eri_sim_txsrc {
+	const struct eri_sim_swqe *w;
+	struct eri_sim_mr *mr;
+	u64 iova;
+	u32 off;
+	u32 len;
+};
 
+/*
+ * Fragments the payload @src takes at most: one per host page each of its
+ * SGEs (or its region) touches.
+ */
+static u32 eri_sim_txb_frags_needed(const struct eri_sim_txsrc *src)
+{
+	const struct eri_sim_swqe *w = src->w;
+	u32 i, n = 0, off = src->off, len = src->len;
+
+	if (!w)
+		return DIV_ROUND_UP(offset_in_page(src->iova) + len, PAGE_SIZE);
 	for (i = 0; i < w->num_sge && len; i++) {
 		u64 addr = w->sge[i].addr + off;
 		u32 chunk;
@@ -278,9 +293,9 @@ static void eri_sim_txb_unchain(struct eri_sim_txb *b)
  */
 static int eri_sim_txb_attach(struct eri_sim_qp *qp,
 			      const struct eri_wire_hdr *hdr,
-			      const struct eri_sim_swqe *w, u32 off, u32 len)
+			      const struct eri_sim_txsrc *src)
 {
-	u32 need = 1 + eri_sim_txb_frags_needed(w, off, len);
+	u32 need = 1 + eri_sim_txb_frags_needed(src);
 	struct eri_sim_txb *b = &qp->txb;
 	struct skb_shared_info *si;
 	u32 nr, blen, truesize;
@@ -314,8 +329,13 @@ static int eri_sim_txb_attach(struct eri_sim_qp *qp,
 	skb->len += sizeof(*hdr);
 	skb->data_len += sizeof(*hdr);
 	skb->truesize += sizeof(*hdr);
-	ret = eri_sim_sgl_attach(qp, qp->pdn, w->sge, w->num_sge, off, len,
-				 skb, &qp->tx_mrc);
+	if (src->w)
+		ret = eri_sim_sgl_attach(qp, qp->pdn, src->w->sge,
+					 src->w->num_sge, src->off, src->len,
+					 skb, &qp->tx_mrc);
+	else
+		ret = eri_sim_mr_attach(qp->sdev, src->mr, src->iova, src->len,
+					skb);
 	if (!ret) {
 		if (skb != b->skb) {
 			/* A chained buffer's bytes are the super-packet's. */
@@ -344,10 +364,10 @@ static int eri_sim_txb_attach(struct eri_sim_qp *qp,
  */
 static int eri_sim_txb_add_zc(struct eri_sim_qp *qp,
 			      const struct eri_wire_hdr *hdr,
-			      const struct eri_sim_swqe *w, u32 off, u32 len)
+			      const struct eri_sim_txsrc *src)
 {
 	struct eri_sim_txb *b = &qp->txb;
-	u32 seg_len = sizeof(*hdr) + len;
+	u32 seg_len = sizeof(*hdr) + src->len;
 	int ret;
 
 	if (eri_sim_txb_full(b, seg_len, true))
@@ -358,7 +378,7 @@ static int eri_sim_txb_add_zc(struct eri_sim_qp *qp,
 			return ret;
 		b->zc = true;
 	}
-	ret = eri_sim_txb_attach(qp, hdr, w, off, len);
+	ret = eri_sim_txb_attach(qp, hdr, src);
 	if (ret)
 		return ret;
 	b->nsegs++;
@@ -394,6 +414,66 @@ static int eri_sim_txb_make_room(struct eri_sim_qp *qp, u32 seg_len)
 	return eri_sim_txb_reserve(b, seg_len);
 }
 
+/* Copy @n bytes of @src's payload, from @done on, to @p. */
+static int eri_sim_txb_copy(struct eri_sim_qp *qp,
+			    const struct eri_sim_txsrc *src, u32 done, void *p,
+			    u32 n)
+{
+	const struct eri_sim_swqe *w = src->w;
+
+	if (!w)
+		return eri_sim_mr_copy(qp->sdev, src->mr, src->iova + done, p,
+				       n, false);
+	if (w->inline_data) {
+		memcpy(p, w->data + src->off + done, n);
+		return 0;
+	}
+	return eri_sim_sgl_read(qp, qp->pdn, w->sge, w->num_sge,
+				src->off + done, p, n, &qp->tx_mrc);
+}
+
+/* eri_sim_txb_add() and eri_sim_txb_add_mr() of the payload @src. */
+static int eri_sim_txb_add_src(struct eri_sim_qp *qp,
+			       const struct eri_wire_hdr *hdr,
+			       const struct eri_sim_txsrc *src)
+{
+	struct eri_sim_txb *b = &qp->txb;
+	u32 seg_len = sizeof(*hdr) + src->len, done = 0;
+	struct eri_sim_txb_mark m;
+	int ret;
+
+	lockdep_assert_held(&qp->lock);
+	if ((!src->w || !src->w->inline_data) &&
+	    src->len >= ERI_SIM_TXB_ZC_MIN) {
+		ret = eri_sim_txb_add_zc(qp, hdr, src);
+		if (ret != -EOPNOTSUPP)
+			return ret;
+	}
+	ret = eri_sim_txb_make_room(qp, seg_len);
+	if (ret) {
+		eri_sim_txb_flush(qp);
+		return ret;
+	}
+	eri_sim_txb_mark(b, &m);
+	eri_sim_txb_put(b, hdr, sizeof(*hdr));
+	while (done < src->len) {
+		u32 n;
+		void *p = eri_sim_txb_next(b, src->len - done, &n);
+
+		ret = eri_sim_txb_copy(qp, src, done, p, n);
+		if (ret) {
+			eri_sim_txb_rewind(b, &m);
+			return ret;
+		}
+		eri_sim_txb_commit(b, n);
+		done += n;
+	}
+	b->nsegs++;
+	if (seg_len < b->seg_len)
+		b->closed = true;
+	return 0;
+}
+
 /**
  * eri_sim_txb_add - put a data packet into the QP's super-packet
  * @qp: the requester's QP
@@ -413,44 +493,28 @@ static int eri_sim_txb_make_room(struct eri_sim_qp *qp, u32 seg_len)
 int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 		    const struct eri_sim_swqe *w, u32 off, u32 len)
 {
-	struct eri_sim_txb *b = &qp->txb;
-	u32 seg_len = sizeof(*hdr) + len;
-	struct eri_sim_txb_mark m;
-	int ret;
+	struct eri_sim_txsrc src = { .w = w, .off = off, .len = len };
 
-	lockdep_assert_held(&qp->lock);
-	if (!w->inline_data && len >= ERI_SIM_TXB_ZC_MIN) {
-		ret = eri_sim_txb_add_zc(qp, hdr, w, off, len);
-		if (ret != -EOPNOTSUPP)
-			return ret;
-	}
-	ret = eri_sim_txb_make_room(qp, seg_len);
-	if (ret) {
-		eri_sim_txb_flush(qp);
-		return ret;
-	}
-	eri_sim_txb_mark(b, &m);
-	eri_sim_txb_put(b, hdr, sizeof(*hdr));
-	if (w->inline_data)
-		eri_sim_txb_put(b, w->data + off, len);
-	while (!w->inline_data && len) {
-		u32 n;
-		void *p = eri_sim_txb_next(b, len, &n);
+	return eri_sim_txb_add_src(qp, hdr, &src);
+}
 
-		ret = eri_sim_sgl_read(qp, qp->pdn, w->sge, w->num_sge, off, p,
-				       n, &qp->tx_mrc);
-		if (ret) {
-			eri_sim_txb_rewind(b, &m);
-			return ret;
-		}
-		eri_sim_txb_commit(b, n);
-		off += n;
-		len -= n;
-	}
-	b->nsegs++;
-	if (seg_len < b->seg_len)
-		b->closed = true;
-	return 0;
+/**
+ * eri_sim_txb_add_mr - put a READ response into the QP's super-packet
+ * @qp: the responder's QP
+ * @hdr: the packet's ERI header
+ * @mr: the region it is read from, from eri_sim_mr_get() for its bytes
+ * @iova: the payload's first byte in @mr
+ * @len: payload bytes
+ *
+ * qp->lock held; as eri_sim_txb_add().  Return: 0, -ENOMEM, or -EFAULT
+ * (a page of the region that is not RAM).
+ */
+int eri_sim_txb_add_mr(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
+		       struct eri_sim_mr *mr, u64 iova, u32 len)
+{
+	struct eri_sim_txsrc src = { .mr = mr, .iova = iova, .len = len };
+
+	return eri_sim_txb_add_src(qp, hdr, &src);
 }
 
 /**

@@ -338,34 +338,32 @@ static u32 eri_sim_resp_read_locked(struct eri_sim_qp *qp,
 		eri_sim_resp_fail_locked(qp, ERI_SYN_ACCESS_NAK, 0);
 		return 0;
 	}
+	/* The responses leave as super-packets, after what was built. */
+	eri_sim_txb_flush(qp);
 	for (i = 0; i < npkts; i++) {
 		u32 off = i * mtu, plen = min(mtu, len - off);
-		struct eri_wire_hdr *rh;
-		struct sk_buff *skb;
+		struct eri_wire_hdr rh = {
+			.version = ERI_WIRE_VERSION,
+			.opcode = ERI_OP_READ_RESP,
+			.flags = (i ? 0 : ERI_WIRE_FIRST) |
+				 (i == npkts - 1 ? ERI_WIRE_LAST : 0),
+			.dqpn = cpu_to_be32(qp->dest_qpn),
+			.sqpn = cpu_to_be32(qp->qpn),
+			.psn = cpu_to_be32(eri_psn_add(psn, i)),
+			/* Every PSN before the request arrived. */
+			.ack_psn = cpu_to_be32(psn),
+			.msg_len = cpu_to_be32(len),
+			.offset = cpu_to_be32(off),
+			.ts = cpu_to_be32(eri_sim_now32()),
+			.ts_echo = hdr->ts,
+		};
 
-		skb = eri_sim_pkt_alloc(qp, plen, &rh);
-		if (!skb)
-			break;	/* the requester asks again */
-		if (plen && eri_sim_mr_copy(qp->sdev, mr, raddr + off, rh + 1,
-					    plen, false)) {
-			kfree_skb(skb);
+		/* Not sent: the requester asks again. */
+		if (eri_sim_txb_add_mr(qp, &rh, mr, raddr + off, plen))
 			break;
-		}
-		rh->opcode = ERI_OP_READ_RESP;
-		rh->flags = (i ? 0 : ERI_WIRE_FIRST) |
-			    (i == npkts - 1 ? ERI_WIRE_LAST : 0);
-		rh->dqpn = cpu_to_be32(qp->dest_qpn);
-		rh->sqpn = cpu_to_be32(qp->qpn);
-		rh->psn = cpu_to_be32(eri_psn_add(psn, i));
-		/* Every PSN before the request arrived. */
-		rh->ack_psn = cpu_to_be32(psn);
-		rh->msg_len = cpu_to_be32(len);
-		rh->offset = cpu_to_be32(off);
-		rh->ts = cpu_to_be32(eri_sim_now32());
-		rh->ts_echo = hdr->ts;
 		eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, plen);
-		eri_sim_pkt_xmit(qp, skb);
 	}
+	eri_sim_txb_flush(qp);
 	if (mr)
 		eri_sim_mr_put(mr);
 	return npkts;
