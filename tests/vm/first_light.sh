@@ -41,7 +41,7 @@ check "max_cq from the device" test "$(dev_attr eri0 max_cq)" = 16384
 check "max_mr from the device" test "$(dev_attr eri0 max_mr)" = 65536
 check "max_qp_wr from the device" test "$(dev_attr eri0 max_qp_wr)" = 16384
 check "max_sge from the device" test "$(dev_attr eri0 max_sge)" = 6
-check "max_cqe from the device" test "$(dev_attr eri0 max_cqe)" = 32768
+check "max_cqe from the device" test "$(dev_attr eri0 max_cqe)" = 4194304
 check "fw_ver from the device" test "$(dev_attr eri0 fw_ver)" = 1.0.0
 check "ucontext and PD work (ibv_devinfo opened the device)" grep -q "max_pd:.*16384" /tmp/devinfo.txt
 
