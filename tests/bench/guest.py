@@ -28,6 +28,8 @@ run, netem's counters (packets: a GSO buffer counts as its segments) beside
 the veth's (buffers) and ERI's device counters (tx_pkts beside tx_skbs) show
 what netem saw; a run under such a condition whose counters show a GSO
 buffer is marked invalid.  Conditions without loss keep GSO on for everyone.
+The jumbo condition runs a few cells with MTU 9000 on every veth (see
+CONDITIONS).
 
 Contenders are alternated inside each cell (order rotated per repeat), so
 drift hits all of them alike.  Every run has a timeout; a failure or a
@@ -73,6 +75,9 @@ GRIDS = {
         "bw_bytes": 2 * MIB, "bw_min_iters": 8, "bw_max_iters": 2000,
         "tcp_lat_secs": 3,
         "conditions": ["loss0", "loss1"],
+        # Cells of the jumbo condition (veth MTU 9000), TEST:SIZE:QPS; not
+        # in the quick grid's ten minutes: --set conditions=loss0,loss1,jumbo
+        "jumbo_cells": ["write_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 25, "bw_timeout": 25,
     },
@@ -99,7 +104,11 @@ GRIDS = {
         "target_s": 0.5, "lat_min_iters": 300, "bw_min_bytes": 256 * KIB,
         "tcp_lat_secs": 2,
         "conditions": ["loss0", "loss0.1", "loss1", "loss5",
-                       "delay250", "loss1+delay250"],
+                       "delay250", "loss1+delay250", "jumbo"],
+        # The bulk cells, 1 QP: what IB MTU 4096 and TCP's 9000-byte MTU
+        # change (about four minutes).
+        "jumbo_cells": ["write_bw:65536:1", "write_bw:4194304:1",
+                        "read_bw:65536:1", "send_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 30, "bw_timeout": 40,
     },
@@ -116,7 +125,10 @@ GRIDS = {
 #          it single MTU-sized packets and netem drops wire packets
 #          (checked per run: wire_check(), wire_violation()).  Without it
 #          (no loss) GSO stays on for everyone;
-#   mtu    the veths' MTU (default DEFAULT_MTU).
+#   mtu    the veths' MTU (IB MTU 4096 needs 4096 bytes of payload plus
+#          the headers: 9000 gives every RDMA contender its largest MTU);
+#   cells  the grid entry that lists the cells measured in this condition
+#          (default: all of them).
 CONDITIONS = {
     "loss0": {"netem": []},
     "loss0.1": {"netem": ["loss", "0.1%"], "wire": True},
@@ -124,6 +136,7 @@ CONDITIONS = {
     "loss5": {"netem": ["loss", "5%"], "wire": True},
     "delay250": {"netem": ["delay", "250us", "50us"]},
     "loss1+delay250": {"netem": ["loss", "1%", "delay", "250us", "50us"], "wire": True},
+    "jumbo": {"netem": [], "mtu": 9000, "cells": "jumbo_cells"},
     # Not in the grids: no loss, single packets, to tell what GSO gives
     # from what loss costs (--set conditions=loss0,wire0,loss1).
     "wire0": {"netem": [], "wire": True},
@@ -886,6 +899,13 @@ def one_run(c, info, test, size, qps, grid, iters, cond):
             rec["tool_error"] = True
         return rec
     rec["metrics"] = m
+    # The path MTU the run used: perftest's (the IB MTU) or TCP's MSS.
+    mt = re.search(r"^\s*Mtu\s*:\s*(\d+)", text, re.M)
+    if c != "tcp" and mt:
+        m["ib_mtu"] = int(mt.group(1))
+    mt = re.search(r'"tcp_mss_default":\s*(\d+)', text)
+    if c == "tcp" and mt:
+        m["tcp_mss"] = int(mt.group(1))
     kicks = (rec.get("eri") or {}).get("sq_kicks")
     if kicks is not None:
         # Messages posted: a ping-pong posts one per side per iteration
@@ -998,7 +1018,26 @@ def bw_sizes_for(grid, qps):
     return grid["bw_sizes"]
 
 
-def cells(grid):
+TESTS = [op + "_" + k for k in ("lat", "bw") for op in ("send", "write", "read")]
+
+
+def parse_cell(text):
+    """"write_bw:65536:1" -> ("write_bw", 65536, 1); ValueError if malformed."""
+    p = text.split(":")
+    if len(p) != 3 or p[0] not in TESTS:
+        raise ValueError("cell %r: TEST:SIZE:QPS, TEST one of %s" % (text, ", ".join(TESTS)))
+    return (p[0], int(p[1]), int(p[2]))
+
+
+def cells(grid, spec=None):
+    """The cells (test, size, qps) measured in a condition whose CONDITIONS
+    entry is spec: the grid's, or the grid entry spec["cells"] names
+    (latency first, then bandwidth, smaller sizes first within a test:
+    plan_iters() sizes a run by the next smaller size's rate)."""
+    key = (spec or {}).get("cells")
+    if key:
+        own = [parse_cell(x) for x in grid[key]]
+        return sorted(own, key=lambda t: (t[0].endswith("_bw"), TESTS.index(t[0]), t[2], t[1]))
     out = []
     for op in grid["lat_ops"]:
         for s in grid["lat_sizes"]:
@@ -1044,7 +1083,12 @@ def main():
         v = [x for x in val.split(",") if x]
         if k == "conditions" and any(x not in CONDITIONS for x in v):
             ap.error("unknown condition in %s (known: %s)" % (val, ", ".join(CONDITIONS)))
-        grid[k] = (v if k in ("lat_ops", "bw_ops", "conditions")
+        if k.endswith("_cells"):
+            try:
+                [parse_cell(x) for x in v]
+            except ValueError as e:
+                ap.error(str(e))
+        grid[k] = (v if k in ("lat_ops", "bw_ops", "conditions") or k.endswith("_cells")
                    else [int(x) for x in v] if isinstance(grid[k], list) else int(v[0]))
     names = [c for c in args.contenders.split(",") if c in CONTENDERS]
     runs_path = os.path.join(OUT, "runs.jsonl")
@@ -1084,10 +1128,11 @@ def main():
     meta["rdma_links"] = rl.strip().splitlines()
     emit(meta)
 
-    allcells = cells(grid)
-    total = len(grid["conditions"]) * len(allcells) * grid["repeats"] * len(names)
+    total = sum(len(cells(grid, CONDITIONS[cond])) for cond in grid["conditions"]) * \
+        grid["repeats"] * len(names)
     n = 0
     for cond in grid["conditions"]:
+        allcells = cells(grid, CONDITIONS[cond])
         try:
             setup = set_condition(names, cond)
         except RuntimeError as e:

@@ -22,7 +22,7 @@ import statistics
 import subprocess
 import sys
 
-from guest import bw_sizes_for
+from guest import bw_sizes_for, cells as grid_cells
 
 ORDER = ["eri", "rxe", "siw", "tcp"]
 LABEL = {"eri": "ERI", "rxe": "rdma_rxe", "siw": "siw", "tcp": "TCP"}
@@ -64,6 +64,11 @@ def load(path):
         # qdisc, offloads), as the guest read them back.
         meta["condition_setup"] = setups
     return meta, runs, end
+
+
+def cond_cells(meta, cond):
+    """The cells (test, size, qps) measured in cond."""
+    return grid_cells(meta["grid"], (meta.get("condition_spec") or {}).get(cond))
 
 
 def cond_text(meta, cond):
@@ -148,26 +153,34 @@ def peer_test(contender, test):
     return test
 
 
-def rows(meta):
+def rows(meta, cond=None):
+    """The table's rows (test, size, qps, key, title, better): the cells
+    of cond, or of every condition (in the grid's order, then a
+    condition's own cells)."""
     g = meta["grid"]
+    want = []
+    for c in ([cond] if cond else g["conditions"]):
+        for cell in cond_cells(meta, c):
+            if cell not in want:
+                want.append(cell)
+    grid_order = grid_cells(g)
+    want.sort(key=lambda x: grid_order.index(x) if x in grid_order else len(grid_order))
     out = []
-    for op in g["lat_ops"]:
-        for s in g["lat_sizes"]:
+    for (test, s, q) in want:
+        op = test.split("_")[0]
+        if test.endswith("_lat"):
             for key, title, unit, better in LAT_METRICS:
-                out.append(("%s_lat" % op, s, 1, key,
+                out.append((test, s, q, key,
                             "ib_%s_lat %s %s [%s]" % (op, human(s), title, unit), better))
-    for op in g["bw_ops"]:
-        for q in g["bw_qps"]:
-            for s in bw_sizes_for(g, q):
-                qn = "%d QP%s" % (q, "s" if q > 1 else "")
-                out.append(("%s_bw" % op, s, q, "bw_MBps",
-                            "ib_%s_bw %s %s [MB/s]" % (op, human(s), qn), "higher"))
-                if s == min(g["bw_sizes"]):
-                    out.append(("%s_bw" % op, s, q, "msg_rate",
-                                "ib_%s_bw %s %s msg rate [Mmsg/s]" % (op, human(s), qn),
-                                "higher"))
-                out.append(("%s_bw" % op, s, q, "cpu_us_per_MB",
-                            "ib_%s_bw %s %s CPU [CPU-us/MB]" % (op, human(s), qn), "lower"))
+            continue
+        qn = "%d QP%s" % (q, "s" if q > 1 else "")
+        out.append((test, s, q, "bw_MBps",
+                    "ib_%s_bw %s %s [MB/s]" % (op, human(s), qn), "higher"))
+        if s == min(g["bw_sizes"]):
+            out.append((test, s, q, "msg_rate",
+                        "ib_%s_bw %s %s msg rate [Mmsg/s]" % (op, human(s), qn), "higher"))
+        out.append((test, s, q, "cpu_us_per_MB",
+                    "ib_%s_bw %s %s CPU [CPU-us/MB]" % (op, human(s), qn), "lower"))
     return out
 
 
@@ -215,6 +228,9 @@ def table(meta, summ, runs, names, conds, extra):
                  "; ".join("%s = %s" % (c, cond_text(meta, c)) for c in conds),
                  meta["grid"]["repeats"]))
     if meta.get("condition_spec"):
+        own = ["%s: %s" % (c, ", ".join("%s %s %s" % (t, human(sz), "%d QP%s" % (q, "s" * (q > 1)))
+                                         for t, sz, q in cond_cells(meta, c)))
+               for c in conds if meta["condition_spec"].get(c, {}).get("cells")]
         L.append("")
         L.append("netem drops whole buffers.  Under \"wire packets\" every veth end has "
                  "gso_max_segs 1: every contender's stack (TCP's segments, ERI's "
@@ -222,7 +238,8 @@ def table(meta, summ, runs, names, conds, extra):
                  "netem drops wire packets, as a network would; a run whose counters "
                  "show a GSO buffer passing netem there is marked invalid (see \"What "
                  "netem saw\").  Under \"GSO on\" buffers of up to 64 KiB pass netem "
-                 "whole.")
+                 "whole.%s" % ("  Conditions with cells of their own: %s." % "; ".join(own)
+                               if own else ""))
     L.append("")
     g = meta["grid"]
     if g.get("target_s"):
@@ -255,9 +272,14 @@ def table(meta, summ, runs, names, conds, extra):
     L.append("| cell | " + " | ".join(conds) + " |")
     L.append("|---|" + "---|" * len(conds))
     wins = loses = na = 0
+    unmeasured = False
     for (test, size, qps, key, title, better) in rows(meta):
         cells = []
         for cond in conds:
+            if (test, size, qps) not in cond_cells(meta, cond):
+                cells.append("·")
+                unmeasured = True
+                continue
             e = summ.get((cond, "eri", test, size, qps))
             ev = e["metrics"].get(key, {}).get("median") if e else None
             best = None
@@ -289,7 +311,8 @@ def table(meta, summ, runs, names, conds, extra):
                 cells.append("%.2f vs %s, %s" % (ratio, LABEL[best[0]], "wins" if win else "**loses**"))
         L.append("| %s | %s |" % (title, " | ".join(cells)))
     L.append("")
-    L.append("ERI wins %d cells, loses %d, has no number in %d." % (wins, loses, na))
+    L.append("ERI wins %d cells, loses %d, has no number in %d%s." % (
+        wins, loses, na, "; ·: not measured in that condition" if unmeasured else ""))
     L.append("")
     L.append("### Medians per contender (min..max over the repeats)")
     for cond in conds:
@@ -298,7 +321,7 @@ def table(meta, summ, runs, names, conds, extra):
         L.append("")
         L.append("| cell | " + " | ".join(LABEL[c] for c in names) + " |")
         L.append("|---|" + "---|" * len(names))
-        for (test, size, qps, key, title, better) in rows(meta):
+        for (test, size, qps, key, title, better) in rows(meta, cond):
             cols = []
             for c in names:
                 s = summ.get((cond, c, peer_test(c, test), size, qps))
@@ -329,6 +352,9 @@ def table(meta, summ, runs, names, conds, extra):
         seen.add((test, size, qps))
         cols = []
         for cond in conds:
+            if (test, size, qps) not in cond_cells(meta, cond):
+                cols.append("·")
+                continue
             s = summ.get((cond, "eri", test, size, qps))
             st = s["metrics"].get("syscalls_per_msg") if s else None
             cols.append("%.3f (%.3f..%.3f)" % (st["median"], st["min"], st["max"])
@@ -392,8 +418,9 @@ def per_byte_table(meta, summ, names, conds):
          "what their stacks handed the veth ends (the veth's packet counters, "
          "both directions, with netem's drops)."]
     for cond in conds:
-        bw = [(test, size, qps) for (test, size, qps, key, _, _) in rows(meta)
-              if key == "bw_MBps"]
+        bw = [(t, sz, q) for (t, sz, q) in cond_cells(meta, cond) if t.endswith("_bw")]
+        if not bw:
+            continue
         L += ["", "**%s** (%s)" % (cond, cond_text(meta, cond)), ""]
         hdr = (["CPU-us/MB %s" % LABEL[c] for c in names] +
                (["ERI pkt/MB", "ERI skb/MB", "ERI pkt/skb", "ERI rx skb/MB"]
@@ -424,6 +451,7 @@ def wire_table(meta, runs, names, conds):
          "run's end, and the largest bytes per buffer (a frame of the MTU is at "
          "most MTU + 14).  1.00 and no more than a frame: netem saw wire packets.  "
          "ERI: also its devices' packets per buffer sent (`tx_pkts` / `tx_skbs`).  "
+         "The MTU the runs used: the IB MTU perftest reports, TCP's MSS (iperf3).  "
          "Invalid: runs under wire packets whose counters show a GSO buffer.", ""]
     L.append("| condition | " + " | ".join(LABEL[c] for c in names) + " |")
     L.append("|---|" + "---|" * len(names))
@@ -446,6 +474,11 @@ def wire_table(meta, runs, names, conds):
                 ts = sum((r.get("eri") or {}).get("tx_skbs") or 0 for r in rs)
                 if ts:
                     txt += "; device %.2f" % (tp / ts)
+            mtus = sorted({(r.get("metrics") or {}).get("ib_mtu") or
+                           (r.get("metrics") or {}).get("tcp_mss") for r in rs} - {None})
+            if mtus:
+                txt += "; %s %s" % ("MSS" if c == "tcp" else "IB MTU",
+                                    "/".join(str(x) for x in mtus))
             bad = sum(1 for r in rs if r.get("status") == "invalid")
             if bad:
                 txt += "; **%d invalid**" % bad
@@ -535,15 +568,17 @@ def plot(outdir, meta, summ, names):
             S.append("unset multiplot")
             scripts.append(("\n".join(S) + "\n", png))
 
-    # Latency percentiles per condition.
+    # Latency percentiles per condition (those that measure the op).
     for op in g["lat_ops"]:
         panels = []
+        lconds = [c for c in conds
+                  if any(t == "%s_lat" % op for (t, _, _) in cond_cells(meta, c))]
         for size in g["lat_sizes"]:
             series = []
             for c in names:
                 t = peer_test(c, "%s_lat" % op)
                 rowsd = []
-                for i, cond in enumerate(conds):
+                for i, cond in enumerate(lconds):
                     s = summ.get((cond, c, t, size, 1), {}).get("metrics", {})
                     if s.get("p50_us") and s.get("p99_us"):
                         rowsd.append("%d %g %g %g %g" % (i, s["p50_us"]["median"], s["p50_us"]["min"],
@@ -553,7 +588,9 @@ def plot(outdir, meta, summ, names):
                     with open(fn, "w") as f:
                         f.write("\n".join(rowsd) + "\n")
                     series.append((c, fn))
-            notes = failed_note(lambda c: peer_test(c, "%s_lat" % op), size, 1, conds)
+            notes = failed_note(lambda c: peer_test(c, "%s_lat" % op), size, 1,
+                                [c for c in lconds
+                                 if ("%s_lat" % op, size, 1) in cond_cells(meta, c)])
             panels.append((size, series, notes))
         png = "latency_%s.png" % op
         n = len(panels)
@@ -566,8 +603,8 @@ def plot(outdir, meta, summ, names):
                  "(dashed), %d runs; %s, %s" % (
                      op, ", round trip" if op == "read" else "", g["repeats"],
                      meta.get("kernel", "?"), meta.get("started", "?")[:10]))),
-             "set xtics (%s)" % ", ".join('"%s" %d' % (c, i) for i, c in enumerate(conds)),
-             "set xrange [-0.3:%g]" % (len(conds) - 0.7),
+             "set xtics (%s)" % ", ".join('"%s" %d' % (c, i) for i, c in enumerate(lconds)),
+             "set xrange [-0.3:%g]" % (len(lconds) - 0.7),
              "unset xlabel", "set ylabel 'latency, us'",
              "set logscale y", "set key below horizontal", "set grid ytics"]
         for size, series, notes in panels:
