@@ -147,30 +147,7 @@ pair_down
 section "initial namespace, NFS server"
 NS0='' NS1=''
 check "modprobe eri_sim" modprobe eri_sim
-sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-	net.ipv4.conf.all.accept_local=1
-ip link add veA type veth peer name veB
-for d in veA veB; do
-	sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1" \
-		"net.ipv4.conf.$d.rp_filter=0" "net.ipv4.conf.$d.accept_local=1"
-	ip link set "$d" up
-done
-ip addr add "$A/32" dev veA
-ip addr add "$B/32" dev veB
-# The local table behind our rules: packets arriving on the veth meet it
-# first (pref 9); any other lookup of B, locally generated traffic and
-# rdma_cm's lookup with the device's netdev as output interface, goes out
-# through veA, of A through veB (pref 10).
-ip rule add pref 100 lookup local
-ip rule del pref 0 lookup local
-ip route add "$B" dev veA src "$A" table 1001
-ip route add "$A" dev veB src "$B" table 1002
-ip rule add pref 9 iif veA lookup local
-ip rule add pref 9 iif veB lookup local
-ip rule add pref 10 to "$B" lookup 1001
-ip rule add pref 10 to "$A" lookup 1002
-ip neigh replace "$B" lladdr "$(cat /sys/class/net/veB/address)" dev veA nud permanent
-ip neigh replace "$A" lladdr "$(cat /sys/class/net/veA/address)" dev veB nud permanent
+veth_up_local
 check "rdma link add $D0 (initial namespace)" rdma link add "$D0" type eri netdev veA
 check "rdma link add $D1 (initial namespace)" rdma link add "$D1" type eri netdev veB
 check "$D1 gets the RoCEv2 GID of $B" wait_for 10 gid_index "$D1" "$B"

@@ -70,6 +70,37 @@ veth_up() {
 	in1 ip link set veB up
 }
 
+# veth_up_local: veA (A) and veB (B) in the initial namespace, as rdma_rxe on
+# 6.1 and the kernel ULPs (NFS, NVMe-oF) need them.  The local table sits
+# behind our rules: packets arriving on the veth meet it first (pref 9) and
+# are delivered; any other lookup of B (locally generated traffic, and
+# rdma_cm's check that the peer of a connection request is reached through
+# the device's netdev, a lookup without iif) goes out through veA, of A
+# through veB (pref 10).
+veth_up_local() {
+	local d
+	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.conf.all.accept_local=1
+	ip link add veA type veth peer name veB
+	for d in veA veB; do
+		sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1" \
+			"net.ipv4.conf.$d.rp_filter=0" "net.ipv4.conf.$d.accept_local=1"
+		ip link set "$d" up
+	done
+	ip addr add "$A/32" dev veA
+	ip addr add "$B/32" dev veB
+	ip rule add pref 100 lookup local
+	ip rule del pref 0 lookup local
+	ip route add "$B" dev veA src "$A" table 1001
+	ip route add "$A" dev veB src "$B" table 1002
+	ip rule add pref 9 iif veA lookup local
+	ip rule add pref 9 iif veB lookup local
+	ip rule add pref 10 to "$B" lookup 1001
+	ip rule add pref 10 to "$A" lookup 1002
+	ip neigh replace "$B" lladdr "$(cat /sys/class/net/veB/address)" dev veA nud permanent
+	ip neigh replace "$A" lladdr "$(cat /sys/class/net/veA/address)" dev veB nud permanent
+}
+
 pair_up() {
 	NS0=${1}0
 	NS1=${1}1

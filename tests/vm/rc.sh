@@ -81,31 +81,7 @@ if [ "$type" = eri ]; then
 	veth_up
 else
 	check "modprobe rdma_rxe" modprobe rdma_rxe
-	sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
-		net.ipv4.conf.all.accept_local=1
-	ip link add veA type veth peer name veB
-	for d in veA veB; do
-		sysctl -qw "net.ipv6.conf.$d.disable_ipv6=1" \
-			"net.ipv4.conf.$d.rp_filter=0" "net.ipv4.conf.$d.accept_local=1"
-		ip link set "$d" up
-	done
-	ip addr add "$A/32" dev veA
-	ip addr add "$B/32" dev veB
-	# The local table behind our rules: packets arriving on the veth meet
-	# it first (pref 9) and are delivered; any other lookup of B (locally
-	# generated traffic, and rdma_cm's check that the peer of a connection
-	# request is reached through the device's netdev, a lookup without
-	# iif) goes out through veA, of A through veB (pref 10).
-	ip rule add pref 100 lookup local
-	ip rule del pref 0 lookup local
-	ip route add "$B" dev veA src "$A" table 1001
-	ip route add "$A" dev veB src "$B" table 1002
-	ip rule add pref 9 iif veA lookup local
-	ip rule add pref 9 iif veB lookup local
-	ip rule add pref 10 to "$B" lookup 1001
-	ip rule add pref 10 to "$A" lookup 1002
-	ip neigh replace "$B" lladdr "$(cat /sys/class/net/veB/address)" dev veA nud permanent
-	ip neigh replace "$A" lladdr "$(cat /sys/class/net/veA/address)" dev veB nud permanent
+	veth_up_local
 fi
 t0=$(tx_bytes)
 check "ping $B from $A" in0 ping -c 2 -W 5 -I "$A" "$B"
