@@ -362,6 +362,26 @@ static int eri_sim_txb_attach(struct eri_sim_qp *qp,
  * eri_sim_txb_add(), or -EOPNOTSUPP when it must be copied (pages that
  * cannot be shared, or more fragments than one buffer takes).
  */
+/*
+ * A super-packet that takes a packet of @seg_len bytes, zero-copy or not
+ * (@zc): the one being built, or a new one after sending it.
+ */
+static int eri_sim_txb_open(struct eri_sim_qp *qp, u32 seg_len, bool zc)
+{
+	struct eri_sim_txb *b = &qp->txb;
+	int ret;
+
+	if (eri_sim_txb_full(b, seg_len, zc))
+		eri_sim_txb_flush(qp);
+	if (b->skb)
+		return 0;
+	ret = eri_sim_txb_start(qp, seg_len);
+	if (ret)
+		return ret;
+	b->zc = zc;
+	return 0;
+}
+
 static int eri_sim_txb_add_zc(struct eri_sim_qp *qp,
 			      const struct eri_wire_hdr *hdr,
 			      const struct eri_sim_txsrc *src)
@@ -370,14 +390,9 @@ static int eri_sim_txb_add_zc(struct eri_sim_qp *qp,
 	u32 seg_len = sizeof(*hdr) + src->len;
 	int ret;
 
-	if (eri_sim_txb_full(b, seg_len, true))
-		eri_sim_txb_flush(qp);
-	if (!b->skb) {
-		ret = eri_sim_txb_start(qp, seg_len);
-		if (ret)
-			return ret;
-		b->zc = true;
-	}
+	ret = eri_sim_txb_open(qp, seg_len, true);
+	if (ret)
+		return ret;
 	ret = eri_sim_txb_attach(qp, hdr, src);
 	if (ret)
 		return ret;
@@ -396,13 +411,9 @@ static int eri_sim_txb_make_room(struct eri_sim_qp *qp, u32 seg_len)
 	struct eri_sim_txb *b = &qp->txb;
 	int ret;
 
-	if (eri_sim_txb_full(b, seg_len, false))
-		eri_sim_txb_flush(qp);
-	if (!b->skb) {
-		ret = eri_sim_txb_start(qp, seg_len);
-		if (ret)
-			return ret;
-	}
+	ret = eri_sim_txb_open(qp, seg_len, false);
+	if (ret)
+		return ret;
 	ret = eri_sim_txb_reserve(b, seg_len);
 	if (!ret || !b->nsegs)
 		return ret;
