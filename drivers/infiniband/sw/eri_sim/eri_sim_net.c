@@ -312,9 +312,18 @@ static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 	u32 seg_len, nsegs;
 	bool ce;
 
-	/* What the stack leaves to the reader of a UDP socket. */
-	if (udp_lib_checksum_complete(skb))
+	/*
+	 * What the stack leaves to the reader of a UDP socket (udp_recvmsg()
+	 * elsewhere): the checksum, and the counts of netstat -su.
+	 */
+	if (udp_lib_checksum_complete(skb)) {
+		__UDPX_INC_STATS(sk, UDP_MIB_CSUMERRORS);
+		__UDPX_INC_STATS(sk, UDP_MIB_INERRORS);
 		goto drop;
+	}
+	__SNMP_ADD_STATS(__UDPX_MIB(sk, sk->sk_family == AF_INET),
+			 UDP_MIB_INDATAGRAMS,
+			 max_t(u32, skb_shinfo(skb)->gso_segs, 1));
 	ce = eri_sim_rx_addrs(skb, &saddr, &daddr);
 
 	rcu_read_lock();
