@@ -236,11 +236,12 @@ done
 # 6.12 with KASAN, lockdep, kmemleak, UBSAN, debugobjects, failslab and the
 # KUnit framework (scripts/debug-kernel.sh; about 30 minutes cold, cached).
 # The KUnit suites run as their modules load (kunit-debug); then integration
-# tests, each followed by unloading the modules and a kmemleak scan (vm-run),
-# and the executable tests/vm-debug/*.sh (the failslab pass; a script's
-# "# check-timeout: N" line replaces the default VM timeout of 900 s).
+# tests, each followed by unloading the modules, and the executable
+# tests/vm-debug/*.sh (the failslab pass; a script's "# check-timeout: N" line
+# replaces the default timeout of 900 s), all in one boot, with a kmemleak
+# scan at its end (debug_series below).
 # Entries are SCRIPT[:ARG...] (colon-separated arguments to the script).
-DEBUG_VM_TESTS="first_light kverbs frwr mr rc:eri:quick unplug gso:inflight"
+DEBUG_VM_TESTS="kverbs frwr mr rc:eri:quick unplug gso:inflight"
 if [ -n "${ERI_DEBUG_TESTS:-}" ]; then
 	read -r -a dtests <<<"$ERI_DEBUG_TESTS"
 else
@@ -249,6 +250,46 @@ else
 	mapfile -t -O "${#dtests[@]}" dtests < <(find tests/vm-debug -maxdepth 1 -name '*.sh' \
 		! -name kunit.sh -type f -perm -u+x 2>/dev/null | sort)
 fi
+# The tests run in one boot (tests/vm/series.sh): a boot of the debug kernel
+# and vm-run's leak scan take well over a minute under TCG, as much as a
+# short test.  Each test is still its own step, from its results in the series'
+# output; the step vm-series-6.12-debug is the boot, vm-run's dmesg check of
+# the whole run, the unload and the kmemleak scan at its end.
+debug_series() {
+	local t tmo total=600 name d st args out=$logs/vm-series-6.12-debug
+	for t in "${dtests[@]}"; do
+		tmo=$(test_meta timeout "${t%%:*}")
+		total=$((total + ${tmo:-900}))
+	done
+	args=(--kernel 6.12-debug --timeout "$total" --out "$out" --modules "build/$dbg_rel")
+	[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
+	run_step vm-series-6.12-debug - scripts/vm-run "${args[@]}" "${perftest_env[@]}" \
+		tests/vm/series.sh "${dtests[@]}" || true
+	for t in "${dtests[@]}"; do
+		name=vm-$(basename "${t%%:*}" .sh)-6.12-debug
+		d=$out/series/$(basename "${t%%:*}" .sh)
+		if [ ! -f "$d/status" ]; then
+			fail "$name" /dev/null "did not run: the series ended before it (see $out.log)"
+			continue
+		fi
+		cat "$d/stdout.txt" "$d/stderr.txt" > "$logs/$name.log"
+		st=$(cat "$d/status")
+		if [ -f "$d/unload-failed" ]; then
+			cat "$d/unload-failed" >> "$logs/$name.log"
+			fail "$name" "$logs/$name.log" "the modules did not unload after it"
+		elif [ -f "$d/dmesg-failed" ]; then
+			sed 's/^/dmesg: /' "$d/dmesg-failed" >> "$logs/$name.log"
+			fail "$name" "$logs/$name.log" "the kernel log shows problems during it"
+		elif [ "$st" = 77 ]; then
+			skip "$name" "$(grep -m1 '^# skip' "$logs/$name.log" | sed 's/^# skip: //')"
+		elif [ "$st" != 0 ]; then
+			fail "$name" "$logs/$name.log" "exit status $st"
+		else
+			pass "$name" "$(cat "$d/seconds")"
+		fi
+	done
+}
+
 dbg_rel=
 debug_kernel() {
 	scripts/debug-kernel.sh > "$logs/debug-kernel.stdout"
@@ -264,18 +305,13 @@ if [ "${dtests[*]}" != none ]; then
 		run_step build-6.12-debug no_warnings \
 			build_modules "$dbg_rel" "$ERI_CACHE/kernels/$dbg_rel/build" W=1 || dbg_ok=0
 		run_step kunit-debug - scripts/kunit.sh debug || true
-		for t in "${dtests[@]}"; do
-			IFS=: read -r -a targv <<<"$t"
-			name=vm-$(basename "${targv[0]}" .sh)-6.12-debug
-			if [ "$dbg_ok" = 0 ]; then
-				skip "$name" "the modules did not build"
-				continue
-			fi
-			tmo=$(test_meta timeout "${targv[0]}")
-			args=(--kernel 6.12-debug --timeout "${tmo:-900}" --out "$logs/$name" --modules "build/$dbg_rel")
-			[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
-			run_step "$name" - scripts/vm-run "${args[@]}" "${perftest_env[@]}" "${targv[@]}" || true
-		done
+		if [ "$dbg_ok" = 0 ]; then
+			for t in "${dtests[@]}"; do
+				skip "vm-$(basename "${t%%:*}" .sh)-6.12-debug" "the modules did not build"
+			done
+		else
+			debug_series
+		fi
 	else
 		fail debug-kernel "$logs/debug-kernel.log" "scripts/debug-kernel.sh failed"
 	fi
