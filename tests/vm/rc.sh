@@ -29,6 +29,8 @@
 # veth instead of lo: two devices, a real wire, not loopback through one
 # device.  eri_rc_test then runs with "-q rxe": the checks rdma_rxe is known
 # to fail print "# TODO rxe" instead of counting (see eri_rc_test.c).
+# make check runs it on 6.1 and 6.12 (on 6.1-cloud, kverbs.sh moves data).
+# check-flavours: 6.1 6.12
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/eri_pair.sh"	# in0/in1, server_client_port (not pair_up)
