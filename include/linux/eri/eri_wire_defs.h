@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ERI wire protocol, version 2: what ERI devices send each other.
+ * ERI wire protocol, version 3: what ERI devices send each other.
  *
  * Every packet is one UDP datagram to port ERI_UDP_PORT carrying struct
  * eri_wire_hdr and then the payload (at most the path MTU).  Fields are in

@@ -4,7 +4,7 @@
  * packets, keeps a window of packets in flight, and completes WQEs as the
  * responder acknowledges them.
  *
- * Reliability is version 2 of the wire protocol (Documentation/infiniband/
+ * Reliability is that of wire protocol version 3 (Documentation/infiniband/
  * eri.rst, "Reliability"): a scoreboard (qp->sb, eri_sim_rel.c) of the PSNs
  * in flight that ACKs (cumulative PSN plus SACK words) and READ responses
  * mark delivered; selective repeat of the PSNs declared lost, by SACK
