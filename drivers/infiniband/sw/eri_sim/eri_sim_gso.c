@@ -358,11 +358,6 @@ static int eri_sim_txb_attach(struct eri_sim_qp *qp,
 }
 
 /*
- * eri_sim_txb_add() of a payload sent from its region's pages.  Return: as
- * eri_sim_txb_add(), or -EOPNOTSUPP when it must be copied (pages that
- * cannot be shared, or more fragments than one buffer takes).
- */
-/*
  * A super-packet that takes a packet of @seg_len bytes, zero-copy or not
  * (@zc): the one being built, or a new one after sending it.
  */
@@ -382,6 +377,11 @@ static int eri_sim_txb_open(struct eri_sim_qp *qp, u32 seg_len, bool zc)
 	return 0;
 }
 
+/*
+ * eri_sim_txb_add() of a payload sent from its region's pages.  Return: as
+ * eri_sim_txb_add(), or -EOPNOTSUPP when it must be copied (pages that
+ * cannot be shared, or more fragments than one buffer takes).
+ */
 static int eri_sim_txb_add_zc(struct eri_sim_qp *qp,
 			      const struct eri_wire_hdr *hdr,
 			      const struct eri_sim_txsrc *src)
