@@ -14,7 +14,7 @@
 # every RDMA link, network namespace and veth is deleted and the modules
 # vm-run installed are unloaded; a test after which they cannot be is
 # failed (status 1, "unload-failed").  A test whose kernel lines show a
-# problem (the patterns of vm-run's dmesg check) is failed too
+# problem (scripts/dmesg-problems, as vm-run's dmesg check) is failed too
 # ("dmesg-failed").  scripts/check.sh reports each as its own step; the
 # series itself exits 0 once all ran (vm-run's own dmesg check and, on the
 # debug kernel, its kmemleak scan at the end still apply to the whole).
@@ -22,10 +22,6 @@ set -u
 
 [ "${ERI_IN_VM:-}" = 1 ] || { echo "series: run me in the VM (scripts/vm-run)" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
-bad='WARNING|\bBUG\b|Oops|KASAN|UBSAN|possible circular locking|possible recursive locking'
-bad+='|inconsistent lock state|suspicious RCU usage|refcount_t|list_add corruption'
-bad+='|list_del corruption|hung task|blocked for more than|general protection fault|Call Trace'
-bad+='|ODEBUG|suspected memory leak'
 
 # unload_all: what vm-init's leak check does before it scans.
 unload_all() {
@@ -76,7 +72,7 @@ for entry in "$@"; do
 		[ "$status" = 0 ] && status=1
 	fi
 	dmesg | sed -n "/eri-series: start of $name\$/,\$p" > "$d/dmesg.txt"
-	if grep -E "$bad" "$d/dmesg.txt" > "$d/dmesg-failed"; then
+	if grep -E -f "$top/scripts/dmesg-problems" "$d/dmesg.txt" > "$d/dmesg-failed"; then
 		[ "$status" = 0 ] && status=1
 	else
 		rm -f "$d/dmesg-failed"
