@@ -99,6 +99,20 @@ struct eri_sim_eq {
 	u64 overflows;
 };
 
+/*
+ * Admin queue faults injected on demand (debugfs, eri_sim_debugfs.c): what a
+ * slow, lossy, stuck or failing device does to the driver.  Written by the
+ * debugfs files, read in the device context; the counts count down there.
+ */
+struct eri_sim_fault {
+	u32 delay_ms;		/* how late a delayed completion comes */
+	atomic_t delay_next;	/* the next N completions come delay_ms late */
+	atomic_t drop_next;	/* the next N commands run, never complete */
+	atomic_t fail_next;	/* the next N commands fail without running */
+	u8 fail_status;		/* ... with this enum eri_aq_status */
+	bool stall;		/* no admin command is taken while set */
+};
+
 struct eri_sim_port {
 	u32 state;		/* enum eri_port_state */
 	u32 link_mtu;
@@ -172,6 +186,10 @@ struct eri_sim_dev {
 	struct eri_sim_port port;
 	/* Port state last announced with an async event (device context). */
 	struct eri_sim_port port_reported;
+
+	struct eri_sim_fault fault;
+	/* This device's directory under eri_sim's debugfs root, or NULL. */
+	struct dentry *debugfs;
 };
 
 static inline struct eri_sim_dev *to_eri_sim_dev(struct eri_bus_dev *bdev)
@@ -247,5 +265,11 @@ void *eri_sim_dma_ptr(struct eri_sim_dev *sdev, u64 addr, size_t len);
 
 /* eri_sim_main.c */
 void eri_sim_port_work(struct work_struct *work);
+
+/* eri_sim_debugfs.c */
+void eri_sim_debugfs_init(void);
+void eri_sim_debugfs_exit(void);
+void eri_sim_debugfs_add(struct eri_sim_dev *sdev);
+void eri_sim_debugfs_remove(struct eri_sim_dev *sdev);
 
 #endif /* _ERI_SIM_H_ */

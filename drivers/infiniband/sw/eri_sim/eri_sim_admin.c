@@ -7,6 +7,7 @@
  * before it is looked at, and every field is validated.
  */
 #include <linux/bitfield.h>
+#include <linux/delay.h>
 #include <linux/string.h>
 
 #include "eri_sim_cc.h"
@@ -248,15 +249,41 @@ static void eri_sim_aq_complete(struct eri_sim_dev *sdev, u16 cookie,
 	sdev->aq.cq_pi++;
 }
 
+/*
+ * Wait @ms before a delayed completion; false when a reset came meanwhile
+ * (it abandons the command, as a reset does on hardware).
+ */
+static bool eri_sim_aq_delay(struct eri_sim_dev *sdev, u32 ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (time_before(jiffies, end)) {
+		if (!(eri_sim_reg(sdev, ERI_REG_DEV_STS) & ERI_REG_DEV_STS_READY))
+			return false;
+		msleep(min(ms, 20U));
+	}
+	return eri_sim_reg(sdev, ERI_REG_DEV_STS) & ERI_REG_DEV_STS_READY;
+}
+
+/* Run one command, or the fault that stands in for it; its status. */
+static u8 eri_sim_aq_run(struct eri_sim_dev *sdev,
+			 const union eri_sim_aq_cmd *cmd, void *resp)
+{
+	if (atomic_dec_if_positive(&sdev->fault.fail_next) >= 0)
+		return READ_ONCE(sdev->fault.fail_status);
+	return eri_sim_exec(sdev, cmd, resp);
+}
+
 /* The driver rang the admin doorbell: run every command up to it. */
 void eri_sim_aq_work(struct work_struct *work)
 {
 	struct eri_sim_dev *sdev = container_of(work, struct eri_sim_dev,
 						aq_work);
+	struct eri_sim_fault *fault = &sdev->fault;
 	u32 depth = 1U << sdev->aq.depth_log;
 	bool completed = false;
 	union eri_sim_aq_cmd cmd;
-	u8 resp[24];
+	u8 resp[24], status;
 	u16 pi;
 
 	if (!(eri_sim_reg(sdev, ERI_REG_DEV_STS) & ERI_REG_DEV_STS_READY))
@@ -268,17 +295,29 @@ void eri_sim_aq_work(struct work_struct *work)
 		eri_sim_fatal(sdev, ERI_DEV_ERR_BAD_AQ_CONFIG);
 		return;
 	}
-	while (sdev->aq.sq_ci != pi) {
+	/* A stalled device leaves the commands where they are. */
+	while (sdev->aq.sq_ci != pi && !READ_ONCE(fault->stall)) {
 		memcpy(&cmd, sdev->aq.sq +
 		       (size_t)eri_ring_slot(sdev->aq.sq_ci, sdev->aq.depth_log) *
 		       ERI_AQ_SQE_SIZE, sizeof(cmd));
 		memset(resp, 0, sizeof(resp));
-		eri_sim_aq_complete(sdev,
-				    FIELD_GET(ERI_AQ_CMD_HDR_COOKIE,
-					      le32_to_cpu(cmd.hdr.hdr)),
-				    eri_sim_exec(sdev, &cmd, resp), resp);
+		status = eri_sim_aq_run(sdev, &cmd, resp);
 		sdev->aq.sq_ci++;
-		completed = true;
+		if (atomic_dec_if_positive(&fault->delay_next) >= 0) {
+			/* What is done is not kept waiting behind the delay. */
+			if (completed)
+				eri_sim_raise_irq(sdev, ERI_MGMT_VECTOR);
+			completed = false;
+			if (!eri_sim_aq_delay(sdev, READ_ONCE(fault->delay_ms)))
+				break;
+		}
+		if (atomic_dec_if_positive(&fault->drop_next) < 0) {
+			eri_sim_aq_complete(sdev,
+					    FIELD_GET(ERI_AQ_CMD_HDR_COOKIE,
+						      le32_to_cpu(cmd.hdr.hdr)),
+					    status, resp);
+			completed = true;
+		}
 		/* A command may have reset or stopped the device. */
 		if (!(eri_sim_reg(sdev, ERI_REG_DEV_STS) & ERI_REG_DEV_STS_READY))
 			break;

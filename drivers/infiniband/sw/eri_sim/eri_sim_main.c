@@ -100,6 +100,8 @@ static void eri_sim_adev_release(struct device *dev)
 /* Undo eri_sim_dev_alloc() for a device that is off the bus. */
 static void eri_sim_dev_free(struct eri_sim_dev *sdev)
 {
+	/* Its files queue work on @wq. */
+	eri_sim_debugfs_remove(sdev);
 	destroy_workqueue(sdev->wq);
 	/* What a driver left behind without resetting the device. */
 	eri_sim_qps_destroy(sdev);
@@ -174,6 +176,7 @@ static struct eri_sim_dev *eri_sim_dev_alloc(struct net_device *ndev,
 		eri_sim_dev_free(sdev);
 		return ERR_PTR(ret);
 	}
+	eri_sim_debugfs_add(sdev);
 	return sdev;
 
 err_put_netdev:
@@ -420,6 +423,7 @@ static int __init eri_sim_init(void)
 		ret = PTR_ERR(eri_sim_root);
 		goto err_net_exit;
 	}
+	eri_sim_debugfs_init();
 	ret = ib_register_client(&eri_sim_ib_client);
 	if (ret)
 		goto err_unregister_root;
@@ -432,6 +436,7 @@ static int __init eri_sim_init(void)
 err_unregister_client:
 	ib_unregister_client(&eri_sim_ib_client);
 err_unregister_root:
+	eri_sim_debugfs_exit();
 	root_device_unregister(eri_sim_root);
 err_net_exit:
 	eri_sim_net_exit();
@@ -446,6 +451,7 @@ static void __exit eri_sim_exit(void)
 	unregister_netdevice_notifier(&eri_sim_netdev_nb);
 	eri_sim_destroy_all();
 	ib_unregister_client(&eri_sim_ib_client);
+	eri_sim_debugfs_exit();
 	root_device_unregister(eri_sim_root);
 	eri_sim_net_exit();
 	destroy_workqueue(eri_sim_remove_wq);

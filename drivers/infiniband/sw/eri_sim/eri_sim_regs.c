@@ -201,6 +201,7 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	xa_init(&sdev->qps);
 	xa_init(&sdev->srqs);
 	sdev->cc_algo = ERI_SIM_CC_DEFAULT;
+	sdev->fault.fail_status = ERI_AQ_STS_DMA_ERR;
 	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
 	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
 	INIT_WORK(&sdev->irq_work, eri_sim_irq_work);
