@@ -7,7 +7,11 @@
  * submission ring, rings the doorbell and sleeps until the completion with
  * its cookie arrives or the device's admin timeout passes.  A timed-out slot
  * stays reserved until its late completion arrives (or the device is reset),
- * so a cookie is never matched to the wrong command.
+ * so a cookie is never matched to the wrong command, and so does the DMA
+ * buffer of its command.  A device that leaves ERI_COM_MAX_TIMEOUTS commands
+ * in a row unanswered, or says it failed, is declared dead: it is reset, so
+ * it touches none of the driver's memory any more, and every later command
+ * fails at once.
  */
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
@@ -38,6 +42,8 @@ void eri_com_buf_free(struct eri_com_dev *com, struct eri_com_buf *buf)
 		dma_free_coherent(com->dmadev, buf->size, buf->va, buf->dma);
 	buf->va = NULL;
 }
+
+static int eri_com_reset(struct eri_com_dev *com);
 
 static int eri_com_status_to_errno(u8 status)
 {
@@ -104,49 +110,92 @@ static void eri_com_aq_poll(struct eri_com_dev *com)
 		}
 		slot->status = FIELD_GET(ERI_AQ_CQE_HDR_STATUS, hdr);
 		memcpy(slot->resp, cqe->resp, sizeof(slot->resp));
+		/* Answered in time: the device is alive, however slow before. */
+		com->aq.timeouts = 0;
 		complete(&slot->done);
 	}
 	spin_unlock_irqrestore(&com->aq.lock, flags);
 }
 
+/* The device says it failed, or forgot it was enabled. */
+static bool eri_com_dev_failed(struct eri_com_dev *com)
+{
+	u32 sts = eri_com_read32(com, ERI_REG_DEV_STS);
+
+	return (sts & ERI_REG_DEV_STS_FATAL) || !(sts & ERI_REG_DEV_STS_READY);
+}
+
+/*
+ * @slot's command got no answer in time: leave the slot (and @buf, which the
+ * device may still write) to the late completion, and count the timeout.
+ * Return: the device is to be declared dead.
+ */
+static bool eri_com_abandon_locked(struct eri_com_dev *com,
+				   struct eri_com_aq_slot *slot,
+				   struct eri_com_buf *buf)
+{
+	lockdep_assert_held(&com->aq.lock);
+	slot->abandoned = true;
+	if (buf) {
+		slot->orphan = *buf;
+		buf->va = NULL;
+	}
+	return ++com->aq.timeouts >= ERI_COM_MAX_TIMEOUTS;
+}
+
 /**
- * eri_com_exec - run one admin command
+ * eri_com_exec_buf - run one admin command that points the device at memory
  * @com: the device
  * @cmd: the command, starting with struct eri_aq_cmd_hdr with its opcode set
  * @cmd_size: bytes of @cmd, at most ERI_AQ_SQE_SIZE
  * @resp: where the completion's response goes, or NULL
  * @resp_size: bytes of @resp, at most 24
+ * @buf: a DMA buffer the command names, or NULL
  *
  * Sleeps.  Commands from any number of threads run concurrently, up to the
- * admin queue's depth.
+ * admin queue's depth.  When the command times out, @buf passes to the
+ * communication layer (it is freed once the device can no longer write it)
+ * and @buf->va becomes NULL, so eri_com_buf_free() of it does nothing.
  *
- * Return: 0, the errno of the device's status, or -ETIMEDOUT when the device
- * did not answer within its admin timeout.
+ * Return: 0, the errno of the device's status, -ETIMEDOUT when the device
+ * did not answer within its admin timeout (it may still execute the
+ * command), or -EIO once the device is dead.
  */
-int eri_com_exec(struct eri_com_dev *com, void *cmd, size_t cmd_size,
-		 void *resp, size_t resp_size)
+int eri_com_exec_buf(struct eri_com_dev *com, void *cmd, size_t cmd_size,
+		     void *resp, size_t resp_size, struct eri_com_buf *buf)
 {
 	unsigned long timeout = msecs_to_jiffies(com->admin_timeout_ms);
 	u32 mask = BIT(com->aq.depth_log) - 1;
 	u8 entry[ERI_AQ_SQE_SIZE] = {};
 	struct eri_aq_cmd_hdr *hdr = (void *)entry;
 	struct eri_com_aq_slot *slot;
+	struct eri_com_buf orphan;
 	unsigned long flags, left;
 	unsigned int idx;
+	bool dead;
 	int ret;
 
 	if (WARN_ON_ONCE(cmd_size > sizeof(entry) ||
 			 resp_size > sizeof(slot->resp)))
 		return -EINVAL;
+	if (eri_com_is_dead(com))
+		return -EIO;
 	if (down_timeout(&com->aq.avail, timeout))
-		return -ETIMEDOUT;
+		return eri_com_is_dead(com) ? -EIO : -ETIMEDOUT;
 	memcpy(entry, cmd, cmd_size);
 
 	spin_lock_irqsave(&com->aq.lock, flags);
+	if (com->dead) {
+		spin_unlock_irqrestore(&com->aq.lock, flags);
+		up(&com->aq.avail);
+		return -EIO;
+	}
 	idx = find_first_zero_bit(com->aq.slot_busy, mask + 1);
 	set_bit(idx, com->aq.slot_busy);
 	slot = &com->aq.slots[idx];
 	slot->busy = true;
+	orphan = slot->orphan;
+	slot->orphan.va = NULL;
 	slot->cookie = (com->aq.generation++ << com->aq.depth_log) | idx;
 	reinit_completion(&slot->done);
 	hdr->hdr |= cpu_to_le32(FIELD_PREP(ERI_AQ_CMD_HDR_COOKIE, slot->cookie));
@@ -158,27 +207,115 @@ int eri_com_exec(struct eri_com_dev *com, void *cmd, size_t cmd_size,
 	eri_com_write32(com, ERI_REG_AQ_SQ_DB,
 			FIELD_PREP(ERI_REG_AQ_SQ_DB_PI, com->aq.sq_pi));
 	spin_unlock_irqrestore(&com->aq.lock, flags);
+	/* The slot's last command was answered: the device is done with it. */
+	eri_com_buf_free(com, &orphan);
 
 	left = wait_for_completion_timeout(&slot->done, timeout);
 
 	spin_lock_irqsave(&com->aq.lock, flags);
 	/* A completion may have come between the timeout and the lock. */
 	if (!left && !try_wait_for_completion(&slot->done)) {
-		slot->abandoned = true;
+		dead = eri_com_abandon_locked(com, slot, buf);
 		spin_unlock_irqrestore(&com->aq.lock, flags);
 		dev_err_ratelimited(&com->bdev->adev.dev,
 				    "admin command %lu timed out\n",
 				    FIELD_GET(ERI_AQ_CMD_HDR_OPCODE,
 					      le32_to_cpu(hdr->hdr)));
+		if (dead || eri_com_dev_failed(com))
+			eri_com_declare_dead(com);
 		return -ETIMEDOUT;
 	}
-	ret = eri_com_status_to_errno(slot->status);
+	/* Woken by eri_com_declare_dead(), or answered just before it. */
+	ret = com->dead ? -EIO : eri_com_status_to_errno(slot->status);
 	if (resp)
 		memcpy(resp, slot->resp, resp_size);
 	eri_com_slot_release_locked(com, slot);
 	spin_unlock_irqrestore(&com->aq.lock, flags);
 	up(&com->aq.avail);
 	return ret;
+}
+
+/**
+ * eri_com_exec - run one admin command
+ * @com: the device
+ * @cmd: the command, starting with struct eri_aq_cmd_hdr with its opcode set
+ * @cmd_size: bytes of @cmd, at most ERI_AQ_SQE_SIZE
+ * @resp: where the completion's response goes, or NULL
+ * @resp_size: bytes of @resp, at most 24
+ *
+ * Sleeps.  As eri_com_exec_buf(), for commands that name no memory of their
+ * own.
+ *
+ * Return: 0, the errno of the device's status, -ETIMEDOUT or -EIO.
+ */
+int eri_com_exec(struct eri_com_dev *com, void *cmd, size_t cmd_size,
+		 void *resp, size_t resp_size)
+{
+	return eri_com_exec_buf(com, cmd, cmd_size, resp, resp_size, NULL);
+}
+
+/**
+ * eri_com_declare_dead - give up on a device that stopped answering
+ * @com: the device
+ *
+ * Sleeps.  Every command waiting for an answer fails with -EIO, and so does
+ * every later one; the device is reset, so once eri_com_gone() returns it
+ * touches none of the driver's memory.  The first call reports the death to
+ * the fatal handler; later calls do nothing.
+ */
+void eri_com_declare_dead(struct eri_com_dev *com)
+{
+	u32 depth = BIT(com->aq.depth_log);
+	unsigned int i;
+
+	mutex_lock(&com->dead_lock);
+	if (com->dead) {
+		mutex_unlock(&com->dead_lock);
+		return;
+	}
+	spin_lock_irq(&com->aq.lock);
+	WRITE_ONCE(com->dead, true);
+	for (i = 0; i < depth; i++) {
+		struct eri_com_aq_slot *slot = &com->aq.slots[i];
+
+		if (!slot->busy)
+			continue;
+		if (slot->abandoned) {
+			/* Its answer will not come; its orphan waits for fini. */
+			eri_com_slot_release_locked(com, slot);
+			up(&com->aq.avail);
+		} else {
+			complete(&slot->done);
+		}
+	}
+	spin_unlock_irq(&com->aq.lock);
+	dev_err(&com->bdev->adev.dev,
+		"device stopped answering admin commands: declared dead\n");
+	if (eri_com_reset(com))
+		dev_err(&com->bdev->adev.dev, "dead device did not reset\n");
+	mutex_unlock(&com->dead_lock);
+
+	if (com->fatal_handler)
+		com->fatal_handler(com->priv);
+}
+
+/**
+ * eri_com_gone - whether the device is dead and done with the driver's memory
+ * @com: the device
+ *
+ * Sleeps: waits for the reset of a device being declared dead.  Objects of a
+ * dead device are destroyed by freeing the driver's side alone.
+ *
+ * Return: true when the device is dead.
+ */
+bool eri_com_gone(struct eri_com_dev *com)
+{
+	if (!eri_com_is_dead(com))
+		return false;
+	/* Its declarer holds the lock until the reset is done. */
+	mutex_lock(&com->dead_lock);
+	mutex_unlock(&com->dead_lock);
+	return true;
 }
 
 static bool eri_com_aeq_pending(struct eri_com_dev *com)
@@ -317,6 +454,11 @@ err_free_dbrecs:
 
 static void eri_com_free_queues(struct eri_com_dev *com)
 {
+	unsigned int i;
+
+	/* The device is reset: the buffers of abandoned commands can go. */
+	for (i = 0; i < BIT(com->aq.depth_log); i++)
+		eri_com_buf_free(com, &com->aq.slots[i].orphan);
 	bitmap_free(com->aq.slot_busy);
 	kfree(com->aq.slots);
 	eri_com_buf_free(com, &com->aeq.ring);
@@ -330,14 +472,16 @@ static void eri_com_free_queues(struct eri_com_dev *com)
  * @com: zeroed state to fill in
  * @bdev: the device
  * @event_handler: called from process context for every async event
- * @priv: for @event_handler
+ * @fatal_handler: called from process context when the device is declared
+ *	dead (see eri_com_declare_dead())
+ * @priv: for @event_handler and @fatal_handler
  *
  * Return: 0 with the device enabled, or a negative errno with the device
  * reset and nothing left allocated.
  */
 int eri_com_init(struct eri_com_dev *com, struct eri_bus_dev *bdev,
 		 void (*event_handler)(void *priv, const struct eri_aeqe *aeqe),
-		 void *priv)
+		 void (*fatal_handler)(void *priv), void *priv)
 {
 	struct device *dev = &bdev->adev.dev;
 	u32 version;
@@ -346,8 +490,10 @@ int eri_com_init(struct eri_com_dev *com, struct eri_bus_dev *bdev,
 	com->bdev = bdev;
 	com->dmadev = bdev->dma_dev;
 	com->event_handler = event_handler;
+	com->fatal_handler = fatal_handler;
 	com->priv = priv;
 	spin_lock_init(&com->aq.lock);
+	mutex_init(&com->dead_lock);
 	INIT_WORK(&com->aeq.work, eri_com_aeq_work);
 
 	version = eri_com_read32(com, ERI_REG_VERSION);
@@ -434,4 +580,5 @@ void eri_com_fini(struct eri_com_dev *com)
 	eri_com_reset(com);
 	com->bdev->ops->free_irq(com->bdev, ERI_MGMT_VECTOR);
 	eri_com_free_queues(com);
+	mutex_destroy(&com->dead_lock);
 }

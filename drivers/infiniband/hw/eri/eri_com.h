@@ -14,6 +14,7 @@
 #include <linux/eri/eri_io_defs.h>
 #include <linux/eri/eri_regs_defs.h>
 #include <linux/eri/eri_ring.h>
+#include <linux/mutex.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -21,6 +22,11 @@
 #define ERI_COM_AQ_DEPTH_LOG	6
 #define ERI_COM_AEQ_DEPTH_LOG	8
 #define ERI_COM_RESET_TIMEOUT_MS 1000
+/*
+ * Admin commands in a row that the device leaves unanswered past its own
+ * admin timeout before the device is declared dead.
+ */
+#define ERI_COM_MAX_TIMEOUTS	3
 
 /* A DMA-coherent buffer shared with the device. */
 struct eri_com_buf {
@@ -37,6 +43,11 @@ struct eri_com_aq_slot {
 	bool busy;		/* a command owns the slot */
 	bool abandoned;		/* its submitter timed out and left */
 	u8 resp[24];
+	/*
+	 * The DMA buffer of an abandoned command: the device may still write
+	 * it, so it is freed when the slot is next taken, or at fini.
+	 */
+	struct eri_com_buf orphan;
 };
 
 /**
@@ -49,10 +60,16 @@ struct eri_com_aq_slot {
  * @aq: the admin queue; every field under @aq.lock
  * @aq.lock: taken in the interrupt handler and by submitters
  * @aq.avail: one count per free slot; submitters sleep on it
+ * @aq.timeouts: commands in a row that timed out; an answer in time clears it
+ * @dead: the device stopped answering and was reset; set under @dead_lock
+ *	and @aq.lock, never cleared
+ * @dead_lock: held while the device is declared dead and reset
  * @aeq: the async event queue, consumed only by @aeq.work
  * @aeq_enabled: the interrupt handler may schedule @aeq.work
  * @event_handler: called for each async event from @aeq.work
- * @priv: for @event_handler
+ * @fatal_handler: called once, in process context, when the device is
+ *	declared dead
+ * @priv: for @event_handler and @fatal_handler
  */
 struct eri_com_dev {
 	struct eri_bus_dev *bdev;
@@ -72,8 +89,11 @@ struct eri_com_dev {
 		u16 sq_pi;
 		u16 cq_ci;
 		u16 generation;
+		unsigned int timeouts;
 		u64 stale_completions;
 	} aq;
+	bool dead;
+	struct mutex dead_lock;	/* serializes declaring the device dead */
 
 	struct {
 		struct eri_com_buf ring;
@@ -85,6 +105,7 @@ struct eri_com_dev {
 	bool aeq_enabled;
 
 	void (*event_handler)(void *priv, const struct eri_aeqe *aeqe);
+	void (*fatal_handler)(void *priv);
 	void *priv;
 };
 
@@ -110,12 +131,22 @@ void eri_com_buf_free(struct eri_com_dev *com, struct eri_com_buf *buf);
 
 int eri_com_init(struct eri_com_dev *com, struct eri_bus_dev *bdev,
 		 void (*event_handler)(void *priv, const struct eri_aeqe *aeqe),
-		 void *priv);
+		 void (*fatal_handler)(void *priv), void *priv);
 void eri_com_stop_events(struct eri_com_dev *com);
 void eri_com_fini(struct eri_com_dev *com);
 
 int eri_com_exec(struct eri_com_dev *com, void *cmd, size_t cmd_size,
 		 void *resp, size_t resp_size);
+int eri_com_exec_buf(struct eri_com_dev *com, void *cmd, size_t cmd_size,
+		     void *resp, size_t resp_size, struct eri_com_buf *buf);
+void eri_com_declare_dead(struct eri_com_dev *com);
+bool eri_com_gone(struct eri_com_dev *com);
+
+/* The device was declared dead: admin commands fail at once with -EIO. */
+static inline bool eri_com_is_dead(const struct eri_com_dev *com)
+{
+	return READ_ONCE(com->dead);
+}
 
 static inline struct eri_dbrec *eri_com_dbrec(struct eri_com_dev *com,
 					      unsigned int idx)

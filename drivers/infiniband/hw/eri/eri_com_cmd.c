@@ -2,6 +2,11 @@
 /*
  * ERI admin commands: each function builds one command, runs it and
  * translates the answer into CPU byte order.
+ *
+ * Commands the device did not answer in time may still run.  Destroying is
+ * therefore idempotent: a destroy is repeated until the device answers, and
+ * NOT_FOUND after one that timed out means it ran; a create that timed out
+ * is undone by a destroy before its caller frees what the device would use.
  */
 #include <linux/bitfield.h>
 
@@ -12,6 +17,33 @@ static struct eri_aq_cmd_hdr eri_com_hdr(enum eri_aq_opcode op)
 	return (struct eri_aq_cmd_hdr){
 		.hdr = cpu_to_le32(FIELD_PREP(ERI_AQ_CMD_HDR_OPCODE, op)),
 	};
+}
+
+/*
+ * Run DESTROY_* or DEREG_MR @cmd until the device answers it.  The device
+ * executes commands in submission order, so NOT_FOUND after a timeout says
+ * the timed-out one ran; a dead device was reset and holds nothing any more.
+ * The object's number stays the caller's throughout, so it cannot name a
+ * newer object.
+ */
+static int eri_com_destroy_cmd(struct eri_com_dev *com, void *cmd, size_t size)
+{
+	unsigned int tries = 0;
+	int ret;
+
+	for (;;) {
+		ret = eri_com_exec(com, cmd, size, NULL, 0);
+		if (ret != -ETIMEDOUT)
+			break;
+		/* Answers to others keep the device alive; not to this one. */
+		if (++tries >= ERI_COM_MAX_TIMEOUTS)
+			eri_com_declare_dead(com);
+	}
+	if (ret == -ENOENT && tries)
+		return 0;
+	if (ret && eri_com_gone(com))
+		return 0;
+	return ret;
 }
 
 int eri_com_query_device(struct eri_com_dev *com,
@@ -29,7 +61,7 @@ int eri_com_query_device(struct eri_com_dev *com,
 	if (ret)
 		return ret;
 	cmd.resp_addr = cpu_to_le64(buf.dma);
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec_buf(com, &cmd, sizeof(cmd), NULL, 0, &buf);
 	if (ret)
 		goto out_free;
 
@@ -97,8 +129,13 @@ int eri_com_create_eq(struct eri_com_dev *com, u32 eqn, dma_addr_t ring,
 					      depth_log) |
 				   FIELD_PREP(ERI_AQ_CREATE_EQ_VECTOR, vector)),
 	};
+	int ret;
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	/* It may still run: undo it before the caller frees its memory. */
+	if (ret == -ETIMEDOUT)
+		eri_com_destroy_eq(com, eqn);
+	return ret;
 }
 
 int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn)
@@ -108,7 +145,7 @@ int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn)
 		.eqn = cpu_to_le32(eqn),
 	};
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	return eri_com_destroy_cmd(com, &cmd, sizeof(cmd));
 }
 
 int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr)
@@ -124,6 +161,7 @@ int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr)
 	};
 	u32 cfg = FIELD_PREP(ERI_AQ_REG_MR_ACCESS, attr->access) |
 		  FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT, attr->page_shift);
+	int ret;
 
 	if (attr->dma)
 		cfg |= ERI_AQ_REG_MR_DMA;
@@ -131,7 +169,11 @@ int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr)
 		cfg |= ERI_AQ_REG_MR_FAST_REG;
 	cmd.cfg = cpu_to_le32(cfg);
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	/* It may still run: undo it before the caller frees its pages. */
+	if (ret == -ETIMEDOUT)
+		eri_com_dereg_mr(com, attr->key);
+	return ret;
 }
 
 int eri_com_dereg_mr(struct eri_com_dev *com, u32 key)
@@ -141,7 +183,7 @@ int eri_com_dereg_mr(struct eri_com_dev *com, u32 key)
 		.key = cpu_to_le32(key),
 	};
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	return eri_com_destroy_cmd(com, &cmd, sizeof(cmd));
 }
 
 /**
@@ -171,8 +213,13 @@ int eri_com_create_cq(struct eri_com_dev *com,
 					       p->page_shift) : 0)),
 		.npages = cpu_to_le32(p->npages),
 	};
+	int ret;
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	/* It may still run: undo it before the caller frees its memory. */
+	if (ret == -ETIMEDOUT)
+		eri_com_destroy_cq(com, p->cqn);
+	return ret;
 }
 
 /**
@@ -192,7 +239,7 @@ int eri_com_destroy_cq(struct eri_com_dev *com, u32 cqn)
 		.cqn = cpu_to_le32(cqn),
 	};
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	return eri_com_destroy_cmd(com, &cmd, sizeof(cmd));
 }
 
 /**
@@ -226,8 +273,13 @@ int eri_com_create_qp(struct eri_com_dev *com,
 				   (p->srq ? ERI_AQ_CREATE_QP_SRQ : 0)),
 		.srqn = cpu_to_le32(p->srq ? p->srqn : 0),
 	};
+	int ret;
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	/* It may still run: undo it before the caller frees its memory. */
+	if (ret == -ETIMEDOUT)
+		eri_com_destroy_qp(com, p->qpn);
+	return ret;
 }
 
 /**
@@ -256,8 +308,13 @@ int eri_com_create_srq(struct eri_com_dev *com, u32 srqn, u32 pdn,
 		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_SRQ_DEPTH_LOG,
 					      depth_log)),
 	};
+	int ret;
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	/* It may still run: undo it before the caller frees its memory. */
+	if (ret == -ETIMEDOUT)
+		eri_com_destroy_srq(com, srqn);
+	return ret;
 }
 
 /**
@@ -322,7 +379,7 @@ int eri_com_destroy_srq(struct eri_com_dev *com, u32 srqn)
 		.srqn = cpu_to_le32(srqn),
 	};
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	return eri_com_destroy_cmd(com, &cmd, sizeof(cmd));
 }
 
 /*
@@ -346,7 +403,7 @@ static int eri_com_qp_attr_cmd(struct eri_com_dev *com, enum eri_aq_opcode op,
 	if (in)
 		memcpy(buf.va, in, sizeof(*in));
 	cmd.attr_addr = cpu_to_le64(buf.dma);
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec_buf(com, &cmd, sizeof(cmd), NULL, 0, &buf);
 	if (!ret && out)
 		memcpy(out, buf.va, sizeof(*out));
 	eri_com_buf_free(com, &buf);
@@ -402,7 +459,7 @@ int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn)
 		.qpn = cpu_to_le32(qpn),
 	};
 
-	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	return eri_com_destroy_cmd(com, &cmd, sizeof(cmd));
 }
 
 /**
@@ -453,7 +510,7 @@ int eri_com_query_stats(struct eri_com_dev *com, u64 *stats,
 	if (ret)
 		return ret;
 	cmd.resp_addr = cpu_to_le64(buf.dma);
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+	ret = eri_com_exec_buf(com, &cmd, sizeof(cmd), NULL, 0, &buf);
 	if (!ret) {
 		r = buf.va;
 		for (i = 0; i < num; i++)

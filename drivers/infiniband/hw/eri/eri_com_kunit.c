@@ -2,8 +2,9 @@
 /*
  * KUnit tests of the ERI communication layer against a scripted fake
  * device: bring-up, admin commands across ring wraps, status mapping,
- * timeouts with late and stray completions, and a device that fails to
- * enable.
+ * timeouts with late and stray completions, a device that fails to
+ * enable, and the reconciliation of timed-out commands: idempotent destroys
+ * and a device declared dead.
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
@@ -11,7 +12,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/workqueue.h>
 
-#include "eri_com.h"
+#include "eri_com_cmd.h"
 
 struct eri_fake {
 	struct eri_bus_dev bdev;
@@ -21,6 +22,8 @@ struct eri_fake {
 	void *data;
 	struct work_struct work;
 	bool silent;		/* do not answer commands */
+	unsigned int drop;	/* run the next N commands, answer none */
+	unsigned int fatals;	/* calls of the fatal handler */
 	bool fail_enable;
 	u8 status;		/* status of every answer */
 	u16 sq_ci;
@@ -83,8 +86,11 @@ static void eri_fake_work(struct work_struct *work)
 		struct eri_aq_cmd_hdr *hdr = (void *)(sq +
 			eri_ring_slot(f->sq_ci, depth_log) * ERI_AQ_SQE_SIZE);
 
-		eri_fake_complete(f, FIELD_GET(ERI_AQ_CMD_HDR_COOKIE,
-					       le32_to_cpu(hdr->hdr)));
+		if (f->drop)
+			f->drop--;
+		else
+			eri_fake_complete(f, FIELD_GET(ERI_AQ_CMD_HDR_COOKIE,
+						       le32_to_cpu(hdr->hdr)));
 		f->sq_ci++;
 		f->executed++;
 	}
@@ -174,13 +180,20 @@ static void eri_test_event(void *priv, const struct eri_aeqe *aeqe)
 {
 }
 
+static void eri_test_fatal(void *priv)
+{
+	struct eri_fake *f = priv;
+
+	f->fatals++;
+}
+
 /* Bring the layer up on the fake device; the exit hook takes it down. */
 static struct eri_com_dev *eri_test_up(struct kunit *test)
 {
 	struct eri_fake *f = test->priv;
 
 	KUNIT_ASSERT_EQ(test, eri_com_init(&f->com, &f->bdev, eri_test_event,
-					   NULL), 0);
+					   eri_test_fatal, f), 0);
 	f->up = true;
 	return &f->com;
 }
@@ -275,6 +288,121 @@ static void eri_com_test_timeout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), 0);
 }
 
+/*
+ * DESTROY_QP whose answer is lost: it is sent again, and the device's
+ * NOT_FOUND then says the first one ran.  Without a timeout before it,
+ * NOT_FOUND stays an error.
+ */
+static void eri_com_test_destroy_idempotent(struct kunit *test)
+{
+	struct eri_fake *f = test->priv;
+	struct eri_com_dev *com = eri_test_up(test);
+
+	f->drop = 1;
+	f->status = ERI_AQ_STS_NOT_FOUND;
+	KUNIT_EXPECT_EQ(test, eri_com_destroy_qp(com, 7), 0);
+	KUNIT_EXPECT_EQ(test, f->executed, 2U);
+	KUNIT_EXPECT_EQ(test, eri_com_destroy_qp(com, 7), -ENOENT);
+	KUNIT_EXPECT_EQ(test, f->fatals, 0U);
+	KUNIT_EXPECT_FALSE(test, eri_com_is_dead(com));
+	/* The answer in time cleared the count of timeouts. */
+	KUNIT_EXPECT_EQ(test, com->aq.timeouts, 0U);
+}
+
+/*
+ * A device that answers nothing is declared dead after
+ * ERI_COM_MAX_TIMEOUTS commands: it is reset, the fatal handler runs once,
+ * later commands fail at once without reaching it, and destroys succeed.
+ */
+static void eri_com_test_dead(struct kunit *test)
+{
+	struct eri_fake *f = test->priv;
+	struct eri_com_dev *com = eri_test_up(test);
+	unsigned int i;
+	u8 resp[24];
+
+	f->silent = true;
+	for (i = 0; i < ERI_COM_MAX_TIMEOUTS - 1; i++) {
+		KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), -ETIMEDOUT);
+		KUNIT_EXPECT_FALSE(test, eri_com_is_dead(com));
+	}
+	KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), -ETIMEDOUT);
+	KUNIT_EXPECT_TRUE(test, eri_com_is_dead(com));
+	KUNIT_EXPECT_EQ(test, f->fatals, 1U);
+	/* Reset: neither ready nor enabled. */
+	KUNIT_EXPECT_EQ(test, f->regs[ERI_REG_DEV_STS / 4], 0U);
+	/* The abandoned slots are free again. */
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(com->aq.slot_busy, 4));
+	KUNIT_EXPECT_EQ(test, com->aq.avail.count, 4U);
+
+	f->silent = false;
+	i = f->regs[ERI_REG_AQ_SQ_DB / 4];
+	KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), -EIO);
+	KUNIT_EXPECT_EQ(test, eri_com_destroy_qp(com, 7), 0);
+	KUNIT_EXPECT_EQ(test, eri_com_destroy_cq(com, 3), 0);
+	KUNIT_EXPECT_EQ(test, f->regs[ERI_REG_AQ_SQ_DB / 4], i);
+	eri_com_declare_dead(com);
+	KUNIT_EXPECT_EQ(test, f->fatals, 1U);
+}
+
+/* Answers in time between timeouts keep the device alive. */
+static void eri_com_test_slow_not_dead(struct kunit *test)
+{
+	struct eri_fake *f = test->priv;
+	struct eri_com_dev *com = eri_test_up(test);
+	unsigned int i;
+	u8 resp[24];
+
+	/* Each lost answer keeps its slot: one stays for the others. */
+	for (i = 0; i < ERI_COM_MAX_TIMEOUTS; i++) {
+		f->drop = 1;
+		KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), -ETIMEDOUT);
+		KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), 0);
+	}
+	KUNIT_EXPECT_FALSE(test, eri_com_is_dead(com));
+	KUNIT_EXPECT_EQ(test, f->fatals, 0U);
+}
+
+/* A device that says it failed is dead at its first timeout. */
+static void eri_com_test_fatal_status(struct kunit *test)
+{
+	struct eri_fake *f = test->priv;
+	struct eri_com_dev *com = eri_test_up(test);
+	u8 resp[24];
+
+	f->silent = true;
+	f->regs[ERI_REG_DEV_STS / 4] = ERI_REG_DEV_STS_FATAL |
+		FIELD_PREP(ERI_REG_DEV_STS_ERR, ERI_DEV_ERR_DMA);
+	KUNIT_EXPECT_EQ(test, eri_test_nop(com, resp), -ETIMEDOUT);
+	KUNIT_EXPECT_TRUE(test, eri_com_is_dead(com));
+	KUNIT_EXPECT_EQ(test, f->fatals, 1U);
+}
+
+/*
+ * The DMA buffer of a command that timed out passes to the layer, which
+ * keeps it until the device is done with it (here: fini, after its reset).
+ */
+static void eri_com_test_orphan_buf(struct kunit *test)
+{
+	struct eri_fake *f = test->priv;
+	struct eri_com_dev *com = eri_test_up(test);
+	struct eri_aq_cmd_hdr cmd = {
+		.hdr = cpu_to_le32(FIELD_PREP(ERI_AQ_CMD_HDR_OPCODE,
+					      ERI_AQ_OP_QUERY_STATS)),
+	};
+	struct eri_com_buf buf;
+	void *va;
+
+	KUNIT_ASSERT_EQ(test, eri_com_buf_alloc(com, &buf, 64), 0);
+	va = buf.va;
+	f->drop = 1;
+	KUNIT_EXPECT_EQ(test, eri_com_exec_buf(com, &cmd, sizeof(cmd), NULL, 0,
+					       &buf), -ETIMEDOUT);
+	KUNIT_EXPECT_NULL(test, buf.va);
+	KUNIT_EXPECT_PTR_EQ(test, com->aq.slots[0].orphan.va, va);
+	eri_com_buf_free(com, &buf);
+}
+
 /* A device that reports a fatal error on enable fails bring-up cleanly. */
 static void eri_com_test_enable_fails(struct kunit *test)
 {
@@ -282,7 +410,7 @@ static void eri_com_test_enable_fails(struct kunit *test)
 
 	f->fail_enable = true;
 	KUNIT_EXPECT_EQ(test, eri_com_init(&f->com, &f->bdev, eri_test_event,
-					   NULL), -EIO);
+					   NULL, NULL), -EIO);
 	KUNIT_EXPECT_NULL(test, f->handler);
 	KUNIT_EXPECT_NULL(test, f->com.aq.sq.va);
 }
@@ -294,7 +422,7 @@ static void eri_com_test_bad_version(struct kunit *test)
 
 	f->regs[ERI_REG_VERSION / 4] = FIELD_PREP(ERI_REG_VERSION_MAJOR, 2);
 	KUNIT_EXPECT_EQ(test, eri_com_init(&f->com, &f->bdev, eri_test_event,
-					   NULL), -ENODEV);
+					   NULL, NULL), -ENODEV);
 	KUNIT_EXPECT_NULL(test, f->handler);
 }
 
@@ -302,6 +430,11 @@ static struct kunit_case eri_com_test_cases[] = {
 	KUNIT_CASE(eri_com_test_wraps),
 	KUNIT_CASE(eri_com_test_status),
 	KUNIT_CASE(eri_com_test_timeout),
+	KUNIT_CASE(eri_com_test_destroy_idempotent),
+	KUNIT_CASE(eri_com_test_dead),
+	KUNIT_CASE(eri_com_test_slow_not_dead),
+	KUNIT_CASE(eri_com_test_fatal_status),
+	KUNIT_CASE(eri_com_test_orphan_buf),
 	KUNIT_CASE(eri_com_test_enable_fails),
 	KUNIT_CASE(eri_com_test_bad_version),
 	{}

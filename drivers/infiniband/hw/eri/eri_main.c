@@ -21,6 +21,10 @@ static void eri_dealloc_driver(struct ib_device *ibdev)
 {
 	struct eri_dev *edev = to_eri_dev(ibdev);
 
+	/* A death from here on has no IB device to report on. */
+	spin_lock(&edev->port_lock);
+	edev->registered = false;
+	spin_unlock(&edev->port_lock);
 	eri_com_stop_events(&edev->com);
 	eri_ceqs_fini(edev);
 	eri_com_fini(&edev->com);
@@ -182,6 +186,33 @@ static void eri_handle_event(void *priv, const struct eri_aeqe *aeqe)
 	}
 }
 
+/*
+ * The device stopped answering and was reset: tell the consumers, then
+ * unregister the IB device, which disassociates the processes that use it
+ * and, with eri_sim, removes the device.  Its objects are destroyed by
+ * freeing the driver's side alone (eri_com_gone()).
+ */
+static void eri_handle_fatal(void *priv)
+{
+	struct eri_dev *edev = priv;
+	struct ib_event event = {
+		.device = &edev->ibdev,
+		.element.port_num = 1,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+	bool registered;
+
+	spin_lock(&edev->port_lock);
+	registered = edev->registered;
+	spin_unlock(&edev->port_lock);
+	/* Not before registration ends, nor once unregistration began. */
+	if (!registered || !ib_device_try_get(&edev->ibdev))
+		return;
+	ib_dispatch_event(&event);
+	ib_unregister_device_queued(&edev->ibdev);
+	ib_device_put(&edev->ibdev);
+}
+
 int eri_probe(struct eri_bus_dev *bdev)
 {
 	struct net_device *ndev = bdev->netdev;
@@ -202,7 +233,8 @@ int eri_probe(struct eri_bus_dev *bdev)
 	ida_init(&edev->pd_ida);
 	ida_init(&edev->mr_ida);
 
-	ret = eri_com_init(&edev->com, bdev, eri_handle_event, edev);
+	ret = eri_com_init(&edev->com, bdev, eri_handle_event, eri_handle_fatal,
+			   edev);
 	if (ret)
 		goto err_dealloc_device;
 	ret = eri_com_query_device(&edev->com, &edev->attr);
