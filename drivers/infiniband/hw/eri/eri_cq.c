@@ -666,10 +666,12 @@ static bool eri_cq_pending_locked(struct eri_cq *cq)
  *
  * Any context.  Serialized with other polls and arms of the CQ by its lock.
  *
- * Return: the number of completions in @wc, or -EOPNOTSUPP for a user CQ.
+ * Return: the number of completions in @wc, -EOPNOTSUPP for a user CQ, or
+ * -EIO once the device is dead (no completion will come).
  */
 int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
+	struct eri_dev *edev = to_eri_dev(ibcq->device);
 	struct eri_cq *cq = to_eri_cq(ibcq);
 	unsigned long flags;
 	bool consumed = false;
@@ -678,6 +680,8 @@ int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	/* A user CQ's ring is the process's to read, and to scribble on. */
 	if (cq->user)
 		return -EOPNOTSUPP;
+	if (unlikely(eri_com_is_dead(&edev->com)))
+		return -EIO;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	while (n < num_entries && eri_cq_pending_locked(cq)) {
