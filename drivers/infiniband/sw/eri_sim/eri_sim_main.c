@@ -176,7 +176,6 @@ static struct eri_sim_dev *eri_sim_dev_alloc(struct net_device *ndev,
 		eri_sim_dev_free(sdev);
 		return ERR_PTR(ret);
 	}
-	eri_sim_debugfs_add(sdev);
 	return sdev;
 
 err_put_netdev:
@@ -290,6 +289,8 @@ static int eri_sim_newlink(const char *ibdev_name, struct net_device *ndev)
 		eri_sim_dev_free(sdev);
 		goto out_unlock;
 	}
+	/* Named by the add; the driver may already use the device. */
+	eri_sim_debugfs_add(sdev);
 	/* The driver probes synchronously when it is loaded. */
 	device_lock(&sdev->bus.adev.dev);
 	bound = sdev->bus.adev.dev.driver;
