@@ -208,6 +208,8 @@ static int eri_cq_alloc_mapped(struct eri_dev *edev, struct eri_cq *cq,
 			     sizeof(struct eri_cqe) << cq->depth_log);
 	if (ret)
 		return ret;
+	/* The device writes the ring; the process only reads it. */
+	eri_qmem_map_read_only(&cq->ring);
 	ret = eri_qmem_alloc(edev, uctx, &cq->db, sizeof(struct eri_cq_dbrec));
 	if (ret)
 		goto err_free_ring;

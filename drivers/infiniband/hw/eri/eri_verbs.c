@@ -322,6 +322,15 @@ int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+static void eri_vma_clear_maywrite(struct vm_area_struct *vma)
+{
+#ifdef ERI_VM_FLAGS_CLEAR
+	vm_flags_clear(vma, VM_MAYWRITE);
+#else
+	vma->vm_flags &= ~VM_MAYWRITE;
+#endif
+}
+
 int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
@@ -344,6 +353,14 @@ int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	if (is_vmalloc_addr(entry->buf.va)) {
 		ret = -EOPNOTSUPP;
 		goto out_put;
+	}
+	if (entry->read_only) {
+		if (vma->vm_flags & VM_WRITE) {
+			ret = -EPERM;
+			goto out_put;
+		}
+		/* Nor may mprotect() make it writable later. */
+		eri_vma_clear_maywrite(vma);
 	}
 	ret = rdma_user_mmap_io(ibucontext, vma,
 				PHYS_PFN(virt_to_phys(entry->buf.va)),
@@ -468,6 +485,17 @@ void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m)
 		eri_com_buf_free(&edev->com, m->buf);
 	m->entry = NULL;
 	m->buf = NULL;
+}
+
+/**
+ * eri_qmem_map_read_only - let userspace map a user queue's memory for
+ * reading only
+ * @m: memory eri_qmem_alloc() allocated for a user context, whose offset
+ *	userspace does not know yet
+ */
+void eri_qmem_map_read_only(struct eri_qmem *m)
+{
+	m->entry->read_only = true;
 }
 
 /**

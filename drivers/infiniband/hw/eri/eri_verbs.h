@@ -40,7 +40,9 @@ struct eri_mr {
 /*
  * DMA-coherent memory shared with userspace through mmap().  The entry owns
  * the buffer: it is freed when the last mapping and the object are gone.
- * Its pages count in @mm's pinned_vm until then.
+ * Its pages count in @mm's pinned_vm until then.  A @read_only buffer is
+ * the device's or the driver's to write: userspace may only map it for
+ * reading.
  */
 struct eri_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
@@ -48,6 +50,7 @@ struct eri_user_mmap_entry {
 	struct eri_com_buf buf;
 	struct mm_struct *mm;
 	unsigned long npages;
+	bool read_only;
 };
 
 /*
@@ -269,6 +272,7 @@ int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 		   struct eri_qmem *m, size_t size);
 void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m);
 u64 eri_qmem_mmap_key(const struct eri_qmem *m);
+void eri_qmem_map_read_only(struct eri_qmem *m);
 int eri_ida_alloc_cyclic(struct ida *ida, u32 *next, u32 min, u32 max);
 struct rdma_hw_stats *eri_alloc_hw_device_stats(struct ib_device *ibdev);
 struct rdma_hw_stats *eri_alloc_hw_port_stats(struct ib_device *ibdev,
