@@ -35,8 +35,13 @@ enum {
 	ERI_UCTX_CAP_CQ_USER_RING = 1 << 1,
 };
 
+enum {
+	/* status_mmap_key and status_size are valid. */
+	ERI_UCTX_RESP_STATUS_PAGE = 1 << 0,
+};
+
 struct eri_ibv_alloc_ucontext_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* ERI_UCTX_RESP_* */
 	__u32 dev_caps;		/* ERI_UCTX_CAP_* */
 	__u32 max_inline_data;	/* bytes of inline data one SQ WQE carries */
 	__u16 max_send_sge;
@@ -47,7 +52,25 @@ struct eri_ibv_alloc_ucontext_resp {
 	/* log2 of the entries of the deepest CQ ring (CQ_USER_RING) */
 	__u8 max_cq_depth_log;
 	__u8 reserved[4];
+	/* the context's struct eri_uctx_status, to mmap() read-only */
+	__aligned_u64 status_mmap_key;
+	__u32 status_size;
+	__u32 reserved2;
 };
+
+/*
+ * The status page of a context: @state is ERI_UCTX_STATE_LIVE while the
+ * device serves the context.  When the device goes, ib_core replaces every
+ * mapping of the context with a page of zeros, so @state reads 0 from then
+ * on: a provider that finds a CQ empty checks it, and reports the device
+ * gone instead of an empty CQ for ever.  Any other value also means gone.
+ */
+struct eri_uctx_status {
+	__u32 state;
+	__u32 reserved;
+};
+
+#define ERI_UCTX_STATE_LIVE 1
 
 struct eri_ibv_alloc_pd_resp {
 	__u32 comp_mask;

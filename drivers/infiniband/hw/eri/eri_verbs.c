@@ -204,11 +204,16 @@ void eri_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 (u32)(fw >> 32), (u32)(fw >> 16) & 0xffff, (u32)fw & 0xffff);
 }
 
+static int eri_user_buf_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
+			      struct eri_qmem *m, size_t size, bool pinned);
+
 int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
 {
+	struct eri_ucontext *uctx = to_eri_ucontext(ibucontext);
 	struct eri_dev *edev = to_eri_dev(ibucontext->device);
 	struct eri_ibv_alloc_ucontext_resp resp = {};
 	struct eri_ibv_alloc_ucontext_req req = {};
+	struct eri_uctx_status *status;
 	int ret;
 
 	if (udata->inlen) {
@@ -235,14 +240,36 @@ int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
 	resp.sq_wqe_shift = edev->attr.sq_wqe_shift;
 	resp.rq_wqe_shift = edev->attr.rq_wqe_shift;
 	resp.cqe_shift = edev->attr.cqe_shift;
-	if (udata->outlen)
-		return ib_copy_to_udata(udata, &resp,
-					min(udata->outlen, sizeof(resp)));
-	return 0;
+
+	/*
+	 * A page of the context, like the context itself charged to the
+	 * memory cgroup only: a process whose RLIMIT_MEMLOCK is 0 can still
+	 * open the device.  The device never reads it.
+	 */
+	ret = eri_user_buf_alloc(edev, ibucontext, &uctx->status,
+				 sizeof(*status), false);
+	if (ret)
+		return ret;
+	eri_qmem_map_read_only(&uctx->status);
+	status = uctx->status.buf->va;
+	status->state = ERI_UCTX_STATE_LIVE;	/* userspace's byte order */
+	resp.comp_mask |= ERI_UCTX_RESP_STATUS_PAGE;
+	resp.status_mmap_key = eri_qmem_mmap_key(&uctx->status);
+	resp.status_size = uctx->status.buf->size;
+
+	if (udata->outlen) {
+		ret = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+		if (ret)
+			eri_qmem_free(edev, &uctx->status);
+	}
+	return ret;
 }
 
 void eri_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
+	eri_qmem_free(to_eri_dev(ibucontext->device),
+		      &to_eri_ucontext(ibucontext)->status);
 }
 
 /**
@@ -254,9 +281,10 @@ void eri_dealloc_ucontext(struct ib_ucontext *ibucontext)
  * device's removal, module unload): it destroys the context's objects
  * through the destroy verbs, which quiesce each queue on the device first,
  * and zaps every mapping, all of them rdma_user_mmap_entry ones, so the
- * process's later touches of doorbells and rings land on a dummy page.
- * What remains to do here is nothing: the driver keeps no state of the
- * process outside those objects and entries.
+ * process's later touches of doorbells and rings land on a dummy page, and
+ * its status page reads as zeros: liberi's poll_cq sees that the device is
+ * gone.  What remains to do here is nothing: the driver keeps no state of
+ * the process outside those objects and entries.
  */
 void eri_disassociate_ucontext(struct ib_ucontext *ibucontext)
 {
@@ -415,38 +443,26 @@ void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	kfree(entry);
 }
 
-/**
- * eri_qmem_alloc - allocate the memory of a queue shared with the device
- * @edev: the device
- * @uctx: the user context to map it into, or NULL for a kernel queue
- * @m: where the memory is described
- * @size: bytes; a user queue gets whole pages
- *
- * A user queue's memory belongs to an mmap entry of @uctx and lives until
- * both eri_qmem_free() and the last mapping are gone; it is charged to the
- * calling process meanwhile: to its RLIMIT_MEMLOCK (pinned_vm) and to its
- * memory cgroup.  The caller serializes calls for one @m.
- *
- * Return: 0, or -ENOMEM (also past the process's limit).
+/*
+ * Memory of @size bytes (whole pages) in a new mmap entry of @uctx, charged
+ * to the memory cgroup of the calling process and, if @pinned, to its
+ * RLIMIT_MEMLOCK.
  */
-int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
-		   struct eri_qmem *m, size_t size)
+static int eri_user_buf_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
+			      struct eri_qmem *m, size_t size, bool pinned)
 {
 	struct eri_user_mmap_entry *entry;
 	int ret;
 
-	m->entry = NULL;
-	if (!uctx) {
-		m->buf = &m->kbuf;
-		return eri_com_buf_alloc(&edev->com, &m->kbuf, size);
-	}
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL_ACCOUNT);
 	if (!entry)
 		return -ENOMEM;
 	entry->edev = edev;
-	ret = eri_pinned_charge(entry, PAGE_ALIGN(size) >> PAGE_SHIFT);
-	if (ret)
-		goto err_free_entry;
+	if (pinned) {
+		ret = eri_pinned_charge(entry, PAGE_ALIGN(size) >> PAGE_SHIFT);
+		if (ret)
+			goto err_free_entry;
+	}
 	ret = eri_com_buf_alloc_gfp(&edev->com, &entry->buf, PAGE_ALIGN(size),
 				    GFP_KERNEL_ACCOUNT);
 	if (ret)
@@ -466,6 +482,31 @@ err_uncharge:
 err_free_entry:
 	kfree(entry);
 	return ret;
+}
+
+/**
+ * eri_qmem_alloc - allocate the memory of a queue shared with the device
+ * @edev: the device
+ * @uctx: the user context to map it into, or NULL for a kernel queue
+ * @m: where the memory is described
+ * @size: bytes; a user queue gets whole pages
+ *
+ * A user queue's memory belongs to an mmap entry of @uctx and lives until
+ * both eri_qmem_free() and the last mapping are gone; it is charged to the
+ * calling process meanwhile: to its RLIMIT_MEMLOCK (pinned_vm) and to its
+ * memory cgroup.  The caller serializes calls for one @m.
+ *
+ * Return: 0, or -ENOMEM (also past the process's limit).
+ */
+int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
+		   struct eri_qmem *m, size_t size)
+{
+	m->entry = NULL;
+	if (!uctx) {
+		m->buf = &m->kbuf;
+		return eri_com_buf_alloc(&edev->com, &m->kbuf, size);
+	}
+	return eri_user_buf_alloc(edev, uctx, m, size, true);
 }
 
 /**

@@ -10,10 +10,6 @@
 
 #include "eri.h"
 
-struct eri_ucontext {
-	struct ib_ucontext ibucontext;
-};
-
 struct eri_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
@@ -61,6 +57,15 @@ struct eri_qmem {
 	struct eri_com_buf *buf;	/* &kbuf or &entry->buf */
 	struct eri_com_buf kbuf;
 	struct eri_user_mmap_entry *entry;	/* user queues only */
+};
+
+/*
+ * A process's context: @status is its status page (struct eri_uctx_status),
+ * mapped read-only, which tells liberi that the device is gone.
+ */
+struct eri_ucontext {
+	struct ib_ucontext ibucontext;
+	struct eri_qmem status;
 };
 
 /**
@@ -219,6 +224,12 @@ struct eri_ah {
 static inline struct eri_ah *to_eri_ah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct eri_ah, ibah);
+}
+
+static inline struct eri_ucontext *
+to_eri_ucontext(struct ib_ucontext *ibucontext)
+{
+	return container_of(ibucontext, struct eri_ucontext, ibucontext);
 }
 
 static inline struct eri_pd *to_eri_pd(struct ib_pd *ibpd)
