@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <ccan/minmax.h>
 
@@ -137,8 +138,35 @@ static void eri_free_context(struct ibv_context *ibvctx)
 		free(ctx->qp_table[i]);
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	pthread_spin_destroy(&ctx->srq_lock);
+	if (ctx->status)
+		munmap(ctx->status, ctx->status_size);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
+}
+
+/*
+ * Map the context's status page, which tells poll_cq when the device is
+ * gone (see struct eri_uctx_status).  Return: 0 or an errno.
+ */
+static int eri_map_status(struct eri_context *ctx,
+			  const struct eri_alloc_ucontext_resp *resp)
+{
+	struct eri_uctx_status *status;
+	void *p;
+
+	if (!(resp->comp_mask & ERI_UCTX_RESP_STATUS_PAGE))
+		return 0;
+	if (resp->status_size < sizeof(*status))
+		return EINVAL;
+	p = mmap(NULL, resp->status_size, PROT_READ, MAP_SHARED,
+		 ctx->ibvctx.context.cmd_fd, resp->status_mmap_key);
+	if (p == MAP_FAILED)
+		return errno;
+	ctx->status = p;
+	ctx->status_size = resp->status_size;
+	status = p;
+	ctx->state = &status->state;
+	return 0;
 }
 
 static const struct verbs_context_ops eri_ctx_ops = {
@@ -214,6 +242,13 @@ static struct verbs_context *eri_alloc_context(struct ibv_device *ibvdev,
 		goto err_free;
 	}
 	list_head_init(&ctx->srqs);
+	err = eri_map_status(ctx, &resp);
+	if (err) {
+		pthread_spin_destroy(&ctx->srq_lock);
+		pthread_mutex_destroy(&ctx->qp_table_mutex);
+		errno = err;
+		goto err_free;
+	}
 
 	verbs_set_ops(&ctx->ibvctx, &eri_ctx_ops);
 

@@ -55,6 +55,15 @@ struct eri_context {
 	uint8_t cqe_shift;
 
 	/*
+	 * The state word of the kernel's status page (struct
+	 * eri_uctx_status), mapped at status (status_size bytes); NULL
+	 * with a kernel that gives none.
+	 */
+	const uint32_t *state;
+	void *status;
+	size_t status_size;
+
+	/*
 	 * Serializes insertions into and removals from qp_table; lookups
 	 * (poll_cq) take no lock but load the pointers atomically.
 	 */

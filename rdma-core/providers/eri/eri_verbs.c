@@ -564,6 +564,20 @@ static void eri_cq_update_ci(struct eri_cq *cq, uint32_t start)
 	eri_write_once32(&cq->dbrec->ci, cq->ci);
 }
 
+/*
+ * Whether the device of @cq is gone: the context's status page, which
+ * ib_core replaces with zeros when the device goes, no longer says live.
+ * Asked when the CQ is found empty, which it then stays; a busy-polling
+ * application that is told ends instead of polling for ever.
+ */
+static bool eri_cq_dev_gone(struct eri_cq *cq)
+{
+	const uint32_t *state = to_eri_ctx(cq->vcq.cq.context)->state;
+
+	/* In host order: the kernel and we share one CPU. */
+	return state && *(const volatile uint32_t *)state != ERI_UCTX_STATE_LIVE;
+}
+
 int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
 {
 	struct eri_cq *cq = to_eri_cq(ibvcq);
@@ -578,6 +592,8 @@ int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
 	eri_cq_update_ci(cq, start);
 	pthread_spin_unlock(&cq->lock);
 
+	if (!npolled && num_entries > 0 && eri_cq_dev_gone(cq))
+		return -EIO;
 	return npolled;
 }
 
@@ -608,7 +624,7 @@ static int eri_start_poll(struct ibv_cq_ex *ibvcq,
 		/* No end_poll follows: give back the stale entries now. */
 		eri_cq_update_ci(cq, cq->poll_start);
 		pthread_spin_unlock(&cq->lock);
-		return ENOENT;
+		return eri_cq_dev_gone(cq) ? EIO : ENOENT;
 	}
 	eri_cq_ex_set_cur(cq);
 
