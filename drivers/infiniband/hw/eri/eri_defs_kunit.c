@@ -262,7 +262,8 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ERI_STAT_ECN_ECHOES, 15);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_AEQ_OVERFLOWS, 16);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_RX_SKBS, 18);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 19);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_MAD_DROPS, 19);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 20);
 }
 
 static void eri_defs_test_qp_attr(struct kunit *test)

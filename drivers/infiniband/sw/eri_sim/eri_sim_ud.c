@@ -334,6 +334,31 @@ static u32 eri_sim_ud_grh(const struct sk_buff *skb, u32 len,
 	return ERI_CQE_HDR_GRH;
 }
 
+/*
+ * A MAD, as the GSI QP takes them (IBA 13.4): 256 bytes whose common header
+ * has base version 1 and names a class other than subnet management, which
+ * travels on QP0 alone (and QP0 does not exist on RoCE).  Anything else
+ * would reach ib_mad only to be dropped there, some of it with a line in
+ * the kernel log per datagram.
+ */
+#define ERI_SIM_MAD_LEN			256
+#define ERI_SIM_MAD_BASE_VERSION	1
+#define ERI_SIM_MAD_CLASS_SUBN_LID	0x01
+#define ERI_SIM_MAD_CLASS_SUBN_DR	0x81
+
+static bool eri_sim_ud_is_mad(const struct eri_wire_hdr *hdr,
+			      const struct eri_sim_rx_pkt *pkt)
+{
+	u8 mad[2];	/* base_version, mgmt_class */
+
+	if (hdr->opcode != ERI_OP_UD_SEND || pkt->len != ERI_SIM_MAD_LEN ||
+	    skb_copy_bits(pkt->skb, pkt->off, mad, sizeof(mad)))
+		return false;
+	return mad[0] == ERI_SIM_MAD_BASE_VERSION &&
+	       mad[1] != ERI_SIM_MAD_CLASS_SUBN_LID &&
+	       mad[1] != ERI_SIM_MAD_CLASS_SUBN_DR;
+}
+
 /**
  * eri_sim_ud_rx_locked - a packet for a UD or GSI QP
  * @qp: the QP the packet names
@@ -341,8 +366,8 @@ static u32 eri_sim_ud_grh(const struct sk_buff *skb, u32 len,
  * @pkt: its payload, in a buffer whose network header is IPv4 or IPv6
  *
  * qp->lock held.  Datagrams the QP cannot take (state, opcode, Q_Key, no
- * receive WQE) are dropped and counted; a receive WQE too small for the
- * GRH and the payload completes with LOC_LEN_ERR.
+ * receive WQE; for the GSI QP, no MAD) are dropped and counted; a receive
+ * WQE too small for the GRH and the payload completes with LOC_LEN_ERR.
  */
 void eri_sim_ud_rx_locked(struct eri_sim_qp *qp,
 			  const struct eri_wire_hdr *hdr,
@@ -362,6 +387,10 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp,
 	     qp->state != ERI_QPS_SQD) ||
 	    be32_to_cpu(hdr->rkey) != qp->qkey)
 		goto drop;
+	if (qp->type == ERI_QPT_GSI && !eri_sim_ud_is_mad(hdr, pkt)) {
+		eri_sim_stat_add(sdev, ERI_STAT_MAD_DROPS, 1);
+		return;
+	}
 	ret = eri_sim_ud_take_rwqe_locked(qp, &r);
 	if (ret <= 0)
 		goto drop;
