@@ -4,7 +4,9 @@
 # Memory regions from userspace: tests/verbs/eri_mr_test.c, built here
 # against the rdma-core prefix, on eri0; queue memory charged to the
 # process (RLIMIT_MEMLOCK) and a CQ of max_cqe entries:
-# tests/verbs/eri_memlock_test.c; then the device unloads cleanly.
+# tests/verbs/eri_memlock_test.c; read-only mappings of the uverbs file
+# that stay read-only: tests/verbs/eri_mmap_test.c; then the device
+# unloads cleanly.
 # make check runs it on 6.1 and 6.12 (6.1-cloud is 6.1 with fewer drivers).
 # check-flavours: 6.1 6.12
 set -u
@@ -20,6 +22,10 @@ check "build eri_mr_test" gcc -O2 -Wall -Werror -o "$bin" \
 mbin=$(dirname "$bin")/eri_memlock_test
 check "build eri_memlock_test" gcc -O2 -Wall -Werror -o "$mbin" \
 	"$(dirname "$0")/../verbs/eri_memlock_test.c" \
+	-I"$prefix/include" -L"$prefix/lib" -libverbs
+pbin=$(dirname "$bin")/eri_mmap_test
+check "build eri_mmap_test" gcc -O2 -Wall -Werror -o "$pbin" \
+	"$(dirname "$0")/../verbs/eri_mmap_test.c" \
 	-I"$prefix/include" -L"$prefix/lib" -libverbs
 modprobe eri_sim
 ip netns add "$NS"
@@ -40,6 +46,11 @@ chmod -R a+rx "$(dirname "$mbin")"
 rc=$?
 cat /tmp/memlock.out
 check "eri_memlock_test on eri0" test "$rc" = 0
+
+"$pbin" eri0 > /tmp/mmap.out 2>&1
+rc=$?
+cat /tmp/mmap.out
+check "eri_mmap_test on eri0" test "$rc" = 0
 
 check "delete eri0" ip netns exec "$NS" rdma link delete eri0
 wait_for 5 sh -c "! test -e /sys/class/infiniband/eri0"
