@@ -12,7 +12,9 @@
 #   4. completions dropped until the device is declared dead: a process
 #      holding a QP and a CQ gets IBV_EVENT_DEVICE_FATAL and ends cleanly,
 #      eri0 goes away, a new eri0 on the same netdev works;
-#   5. eri_sim and eri unload; no WARNING (vm-run's dmesg check; on the
+#   5. "rdma link delete" of a stalled device under such a process: its
+#      destroys time out until the device is declared dead, then succeed;
+#   6. eri_sim and eri unload; no WARNING (vm-run's dmesg check; on the
 #      debug kernel its kmemleak scan).
 # make check runs it on 6.12 and on the debug kernel.
 # check-flavours: 6.12
@@ -118,7 +120,18 @@ check "the new $D has its port up" wait_for 15 sh -c \
 run_app destroy
 app_done "objects on the new $D are created and destroyed"
 
-# 5. Unload.
+# 5. Removal of a stalled device under a process holding a QP and a CQ: its
+#    destroys time out until the device is declared dead, then succeed.
+K=$(knob_dir) || K=/nonexistent
+run_app watch 90
+echo 1 > "$K/admin_stall"
+check "rdma link delete of the stalled $D returns" inns timeout 90 rdma link delete "$D"
+check "the stalled device is declared dead" \
+	test "$(dmesg | grep -c 'declared dead')" = 2
+app_done "the process on the removed device gets IBV_EVENT_DEVICE_FATAL and ends"
+check "a new $D on veA again" inns rdma link add "$D" type eri netdev veA
+
+# 6. Unload.
 check "rdma link delete $D" inns rdma link delete "$D"
 check "eri_sim unloads" timeout 60 modprobe -r eri_sim
 check "eri unloads" timeout 60 modprobe -r eri
