@@ -24,6 +24,8 @@ PKGS=(
 	busybox-static qemu-system-x86 sparse dpkg-dev perl
 	cmake ninja-build pkg-config libnl-3-dev libnl-route-3-dev libudev-dev python3
 	perftest rdmacm-utils ibverbs-utils iproute2 iputils-ping
+	# tests/vm/gso.sh: the veths' offloads
+	ethtool
 	# tests/vm/apps.sh: the applications, run in the guest from the host's root
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin fio nvme-cli
 	nfs-kernel-server

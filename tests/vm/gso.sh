@@ -82,13 +82,15 @@ if [ "$mode" = all ]; then
 	check "eri0 sends super-packets (>= 4 packets per buffer)" more "$TXP" "$TXS"
 	check "eri1 takes them whole (>= 4 packets per buffer)" more "$RXP" "$RXS"
 
-	in0 ethtool -K veA tx-udp-segmentation off >/dev/null
+	check "ethtool turns veA's UDP segmentation offload off" \
+		in0 ethtool -K veA tx-udp-segmentation off
 	pingpong "64 KiB SENDs through software segmentation, checked"
 	check "eri0 still hands over super-packets" more "$TXP" "$TXS"
 	check "eri1 gets them cut into datagrams" same "$RXP" "$RXS"
 	in0 ethtool -K veA tx-udp-segmentation on >/dev/null
 
-	in0 ethtool -K veA tx-scatter-gather-fraglist off >/dev/null
+	check "ethtool turns veA's frag_list support off" \
+		in0 ethtool -K veA tx-scatter-gather-fraglist off
 	pingpong "64 KiB SENDs over a link without frag_list support, checked"
 	check "eri0 still hands over super-packets (frag_list)" more "$TXP" "$TXS"
 	check "eri1 gets them in smaller buffers (the stack split the frag_list)" \
