@@ -6,14 +6,16 @@
       COUNT datagrams to the GSI QP (QPN 1) with its Q_Key that are no MAD,
       in turn: a base version other than 1, a subnet management class
       (QP0's), a length other than 256 bytes.
-  eri_spray.py flood ADDR SECONDS QPN:PSN...
+  eri_spray.py flood ADDR SECONDS QPN:PSN...|-
       for SECONDS, or until SIGTERM, about 2000 datagrams a second of every kind a hostile
       network sends: random bytes, short and truncated headers, other wire
       versions, random opcodes, flags and keys to the QPNs given and to
       others, spoofed ACKs, NAKs, READ and atomic responses; every PSN and
       acknowledged PSN half the PSN space away from each PSN given (the
       live QPs' send and receive PSNs), so no datagram can be taken for a
-      live one and end a connection by protocol.
+      live one and end a connection by protocol.  "-": the QPN:PSN...
+      targets are the first line of standard input, so that a caller can
+      start the sprayer before it knows them (Python starts slowly).
 
 The header is struct eri_wire_hdr of include/linux/eri/eri_wire_defs.h
 (version 3, 80 bytes).  Prints what it sent.
@@ -71,15 +73,16 @@ def far_psn(psns):
             return p
 
 
+STOP = []
+
+
 def spray_flood(sock, addr, seconds, targets):
     qpns = [t[0] for t in targets] + [0, 1, 2, 0xFFFFFF, 0x7FFFFFFF]
     psns = [p for t in targets for p in t[1:]]
     sent = {}
     end = time.monotonic() + seconds
     n = 0
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    while time.monotonic() < end and not stop:
+    while time.monotonic() < end and not STOP:
         spray_one(sock, addr, qpns, psns, sent)
         n += 1
     for k in sorted(sent):
@@ -134,12 +137,15 @@ def spray_one(sock, addr, qpns, psns, sent):
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
+    signal.signal(signal.SIGTERM, lambda *_: STOP.append(1))
     sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     if sys.argv[1] == "mad":
         spray_mad(sock, sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "flood":
-        targets = [tuple(int(x, 0) for x in t.split(":"))
-                   for t in sys.argv[4:]]
+        args = sys.argv[4:]
+        if args == ["-"]:
+            args = sys.stdin.readline().split()
+        targets = [tuple(int(x, 0) for x in t.split(":")) for t in args]
         spray_flood(sock, sys.argv[2], float(sys.argv[3]), targets)
     else:
         sys.exit(__doc__)

@@ -11,7 +11,7 @@
 #   2. random bytes, short and truncated headers, other wire versions,
 #      random opcodes, flags and keys, spoofed ACKs, NAKs, READ and atomic
 #      responses, to the live QPs and to others, all the while
-#      ibv_rc_pingpong moves 3000 4 KiB messages with buffer validation
+#      ibv_rc_pingpong moves 5000 4 KiB messages with buffer validation
 #      (-c): it completes, and rx_drops counts what was dropped.
 # vm-run fails the run on any WARNING, BUG, KASAN or lockdep report in the
 # kernel log; make check also runs it on the debug kernel.
@@ -38,12 +38,19 @@ check "ib_mad logged nothing about them" sh -c "! dmesg | grep -i mad"
 server_client "rping -v through the connection manager afterwards" \
 	rping -s -a "$B" -C 10 -v -- rping -c -a "$B" -C 10 -v
 
-# 2. A flood during a byte-checked transfer.
+# 2. A flood during a byte-checked transfer.  The sprayer starts first (Python
+# starts slowly under TCG) and waits on a FIFO for the live QPN and PSNs.
+rm -f /tmp/spray.fifo
+mkfifo /tmp/spray.fifo
+# (ip netns exec execs python: $! is the sprayer's pid.)
+ip netns exec "$NS0" python3 "$spray" flood "$B" 240 - < /tmp/spray.fifo > /tmp/spray.out &
+fpid=$!
+exec 3> /tmp/spray.fifo
 # (Line-buffered: the addresses are read while it runs.)
-in1 timeout 240 stdbuf -oL ibv_rc_pingpong -d "$D1" -g "$G1" -p 18851 -s 4096 -n 3000 -c > /tmp/hs.out 2>&1 &
+in1 timeout 240 stdbuf -oL ibv_rc_pingpong -d "$D1" -g "$G1" -p 18851 -s 4096 -n 5000 -c > /tmp/hs.out 2>&1 &
 spid=$!
 wait_for 30 listening 18851
-in0 timeout 240 ibv_rc_pingpong -d "$D0" -g "$G0" -p 18851 -s 4096 -n 3000 -c "$B" > /tmp/hc.out 2>&1 &
+in0 timeout 240 ibv_rc_pingpong -d "$D0" -g "$G0" -p 18851 -s 4096 -n 5000 -c "$B" > /tmp/hc.out 2>&1 &
 cpid=$!
 wait_for 30 grep -q "remote address" /tmp/hs.out
 # "local address: ... QPN 0x000011, PSN 0x1b2c3d, ...": eri1's QP, what it
@@ -53,10 +60,8 @@ lpsn=$(sed -n 's/.*local address.*PSN \(0x[0-9a-f]*\).*/\1/p' /tmp/hs.out)
 rpsn=$(sed -n 's/.*remote address.*PSN \(0x[0-9a-f]*\).*/\1/p' /tmp/hs.out)
 check "the server's QPN and PSNs ($qpn $lpsn $rpsn)" test -n "$qpn" -a -n "$lpsn" -a -n "$rpsn"
 d0=$(hwstat rx_drops)
-# (ip netns exec execs python: $! is the sprayer's pid.)
-ip netns exec "$NS0" python3 "$spray" flood "$B" 240 \
-	"${qpn:-0x11}:${lpsn:-0}:${rpsn:-0}" > /tmp/spray.out &
-fpid=$!
+echo "${qpn:-0x11}:${lpsn:-0}:${rpsn:-0}" >&3
+exec 3>&-
 check "ibv_rc_pingpong -c under the flood: the server completes" wait "$spid"
 check "ibv_rc_pingpong -c under the flood: the client completes" wait "$cpid"
 kill "$fpid" 2>/dev/null
