@@ -350,12 +350,13 @@ int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static void eri_vma_clear_maywrite(struct vm_area_struct *vma)
+static void eri_vma_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+			      vm_flags_t clear)
 {
 #ifdef ERI_VM_FLAGS_CLEAR
-	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_mod(vma, set, clear);
 #else
-	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
 #endif
 }
 
@@ -382,14 +383,19 @@ int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 		ret = -EOPNOTSUPP;
 		goto out_put;
 	}
-	if (entry->read_only) {
-		if (vma->vm_flags & VM_WRITE) {
-			ret = -EPERM;
-			goto out_put;
-		}
-		/* Nor may mprotect() make it writable later. */
-		eri_vma_clear_maywrite(vma);
+	if (entry->read_only && (vma->vm_flags & VM_WRITE)) {
+		ret = -EPERM;
+		goto out_put;
 	}
+	/*
+	 * A read-only mapping may not be made writable by mprotect() later.
+	 * No mapping is copied into a child at fork(): the child cannot use
+	 * the parent's context, and copying it would take ib_uverbs'
+	 * disassociation_lock under the mmap locks (rdma_umap_open()), the
+	 * reverse of the order in which removing the device takes them.
+	 */
+	eri_vma_flags_mod(vma, VM_DONTCOPY,
+			  entry->read_only ? VM_MAYWRITE : 0);
 	ret = rdma_user_mmap_io(ibucontext, vma,
 				PHYS_PFN(virt_to_phys(entry->buf.va)),
 				entry->buf.size, vma->vm_page_prot, rdma_entry);
