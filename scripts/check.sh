@@ -241,7 +241,7 @@ done
 # replaces the default timeout of 900 s), all in one boot, with a kmemleak
 # scan at its end (debug_series below).
 # Entries are SCRIPT[:ARG...] (colon-separated arguments to the script).
-DEBUG_VM_TESTS="kverbs frwr mr rc:eri:quick unplug gso:inflight admin_fault hostile_net"
+DEBUG_VM_TESTS="kverbs frwr mr rc:eri:quick unplug gso:inflight admin_fault hostile_net hostile_user"
 if [ -n "${ERI_DEBUG_TESTS:-}" ]; then
 	read -r -a dtests <<<"$ERI_DEBUG_TESTS"
 else

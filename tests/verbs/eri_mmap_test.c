@@ -11,7 +11,8 @@
  *      word says the device is live (1);
  *   b  no read-only one can be made writable with mprotect() (the kernel
  *      clears VM_MAYWRITE), nor mapped again for writing at its offset;
- *   c  a forked child cannot make them writable either.
+ *   c  a forked child cannot make them writable either (it does not even
+ *      inherit them: ERI's mappings are VM_DONTCOPY).
  *
  * Each check prints "ok - ..." or "not ok - ..."; the last line is "# N
  * passed, N failed", and the exit status is 0 only if every check passed.
