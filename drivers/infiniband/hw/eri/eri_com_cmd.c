@@ -46,6 +46,22 @@ static int eri_com_destroy_cmd(struct eri_com_dev *com, void *cmd, size_t size)
 	return ret;
 }
 
+/*
+ * Run CREATE_* or REG_MR @cmd.  One that timed out may still run: @undo
+ * (the matching destroy) of @id takes it back before the caller frees the
+ * memory it names.
+ */
+static int eri_com_create_cmd(struct eri_com_dev *com, void *cmd, size_t size,
+			      int (*undo)(struct eri_com_dev *com, u32 id),
+			      u32 id)
+{
+	int ret = eri_com_exec(com, cmd, size, NULL, 0);
+
+	if (ret == -ETIMEDOUT)
+		undo(com, id);
+	return ret;
+}
+
 int eri_com_query_device(struct eri_com_dev *com,
 			 struct eri_com_dev_attr *attr)
 {
@@ -129,13 +145,9 @@ int eri_com_create_eq(struct eri_com_dev *com, u32 eqn, dma_addr_t ring,
 					      depth_log) |
 				   FIELD_PREP(ERI_AQ_CREATE_EQ_VECTOR, vector)),
 	};
-	int ret;
 
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
-	/* It may still run: undo it before the caller frees its memory. */
-	if (ret == -ETIMEDOUT)
-		eri_com_destroy_eq(com, eqn);
-	return ret;
+	return eri_com_create_cmd(com, &cmd, sizeof(cmd), eri_com_destroy_eq,
+				  eqn);
 }
 
 int eri_com_destroy_eq(struct eri_com_dev *com, u32 eqn)
@@ -161,7 +173,6 @@ int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr)
 	};
 	u32 cfg = FIELD_PREP(ERI_AQ_REG_MR_ACCESS, attr->access) |
 		  FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT, attr->page_shift);
-	int ret;
 
 	if (attr->dma)
 		cfg |= ERI_AQ_REG_MR_DMA;
@@ -169,11 +180,8 @@ int eri_com_reg_mr(struct eri_com_dev *com, const struct eri_com_mr_attr *attr)
 		cfg |= ERI_AQ_REG_MR_FAST_REG;
 	cmd.cfg = cpu_to_le32(cfg);
 
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
-	/* It may still run: undo it before the caller frees its pages. */
-	if (ret == -ETIMEDOUT)
-		eri_com_dereg_mr(com, attr->key);
-	return ret;
+	return eri_com_create_cmd(com, &cmd, sizeof(cmd), eri_com_dereg_mr,
+				  attr->key);
 }
 
 int eri_com_dereg_mr(struct eri_com_dev *com, u32 key)
@@ -213,13 +221,9 @@ int eri_com_create_cq(struct eri_com_dev *com,
 					       p->page_shift) : 0)),
 		.npages = cpu_to_le32(p->npages),
 	};
-	int ret;
 
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
-	/* It may still run: undo it before the caller frees its memory. */
-	if (ret == -ETIMEDOUT)
-		eri_com_destroy_cq(com, p->cqn);
-	return ret;
+	return eri_com_create_cmd(com, &cmd, sizeof(cmd), eri_com_destroy_cq,
+				  p->cqn);
 }
 
 /**
@@ -273,13 +277,9 @@ int eri_com_create_qp(struct eri_com_dev *com,
 				   (p->srq ? ERI_AQ_CREATE_QP_SRQ : 0)),
 		.srqn = cpu_to_le32(p->srq ? p->srqn : 0),
 	};
-	int ret;
 
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
-	/* It may still run: undo it before the caller frees its memory. */
-	if (ret == -ETIMEDOUT)
-		eri_com_destroy_qp(com, p->qpn);
-	return ret;
+	return eri_com_create_cmd(com, &cmd, sizeof(cmd), eri_com_destroy_qp,
+				  p->qpn);
 }
 
 /**
@@ -308,13 +308,9 @@ int eri_com_create_srq(struct eri_com_dev *com, u32 srqn, u32 pdn,
 		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_SRQ_DEPTH_LOG,
 					      depth_log)),
 	};
-	int ret;
 
-	ret = eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
-	/* It may still run: undo it before the caller frees its memory. */
-	if (ret == -ETIMEDOUT)
-		eri_com_destroy_srq(com, srqn);
-	return ret;
+	return eri_com_create_cmd(com, &cmd, sizeof(cmd), eri_com_destroy_srq,
+				  srqn);
 }
 
 /**
