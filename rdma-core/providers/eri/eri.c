@@ -139,7 +139,7 @@ static void eri_free_context(struct ibv_context *ibvctx)
 	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	pthread_spin_destroy(&ctx->srq_lock);
 	if (ctx->status)
-		munmap(ctx->status, ctx->status_size);
+		munmap((void *)ctx->status, ctx->status_size);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
 }
@@ -151,12 +151,11 @@ static void eri_free_context(struct ibv_context *ibvctx)
 static int eri_map_status(struct eri_context *ctx,
 			  const struct eri_alloc_ucontext_resp *resp)
 {
-	struct eri_uctx_status *status;
 	void *p;
 
 	if (!(resp->comp_mask & ERI_UCTX_RESP_STATUS_PAGE))
 		return 0;
-	if (resp->status_size < sizeof(*status))
+	if (resp->status_size < sizeof(*ctx->status))
 		return EINVAL;
 	p = mmap(NULL, resp->status_size, PROT_READ, MAP_SHARED,
 		 ctx->ibvctx.context.cmd_fd, resp->status_mmap_key);
@@ -164,8 +163,6 @@ static int eri_map_status(struct eri_context *ctx,
 		return errno;
 	ctx->status = p;
 	ctx->status_size = resp->status_size;
-	status = p;
-	ctx->state = &status->state;
 	return 0;
 }
 

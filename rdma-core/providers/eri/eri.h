@@ -55,12 +55,10 @@ struct eri_context {
 	uint8_t cqe_shift;
 
 	/*
-	 * The state word of the kernel's status page (struct
-	 * eri_uctx_status), mapped at status (status_size bytes); NULL
+	 * The kernel's status page, status_size bytes mapped read-only; NULL
 	 * with a kernel that gives none.
 	 */
-	const uint32_t *state;
-	void *status;
+	const struct eri_uctx_status *status;
 	size_t status_size;
 
 	/*

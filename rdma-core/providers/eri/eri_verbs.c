@@ -572,10 +572,12 @@ static void eri_cq_update_ci(struct eri_cq *cq, uint32_t start)
  */
 static bool eri_cq_dev_gone(struct eri_cq *cq)
 {
-	const uint32_t *state = to_eri_ctx(cq->vcq.cq.context)->state;
+	const struct eri_uctx_status *status =
+		to_eri_ctx(cq->vcq.cq.context)->status;
 
 	/* In host order: the kernel and we share one CPU. */
-	return state && *(const volatile uint32_t *)state != ERI_UCTX_STATE_LIVE;
+	return status && *(const volatile uint32_t *)&status->state !=
+				 ERI_UCTX_STATE_LIVE;
 }
 
 int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc)
