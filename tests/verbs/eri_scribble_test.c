@@ -9,16 +9,17 @@
  * QPs connected to each other through the device's own GID, a registered
  * buffer; receive WQEs and a valid SEND are posted; then random bytes go to random places of
  * every writable mapping of the uverbs file (send and receive rings, their
- * WQEs and producer indexes, doorbell records, the SRQ), a child forked
- * now and then scribbles over what it inherited, more SENDs ring the
- * doorbell over the garbage, and the CQ is polled; everything is destroyed
- * and the next round begins.  Nothing here checks the device's answers:
- * the kernel must survive (no oops, KASAN or lockdep report, no leak), the
- * process must end, and the device must still be removable.
+ * WQEs and producer indexes, doorbell records, the SRQ), a child is forked
+ * now and then (so that forks race with the device's removal; it must
+ * inherit none of the device's mappings), more SENDs ring the doorbell
+ * over the garbage, and the CQ is polled; everything is destroyed and the
+ * next round begins.  Nothing here checks the device's answers: the kernel
+ * must survive (no oops, KASAN or lockdep report, no leak), the process
+ * must end, and the device must still be removable.
  *
  * Prints "# N rounds, N scribbles, N forks, N completions (N in error)";
  * exits 0 when SECONDS passed, 3 when the device went, 1 when nothing
- * could be set up.
+ * could be set up, 4 when a child inherited a mapping of the device.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,7 +40,7 @@ struct map {
 	size_t len;
 };
 
-static unsigned long scribbles, forks, cqes, cqe_errors;
+static unsigned long scribbles, forks, inherited, cqes, cqe_errors;
 
 /* The writable mappings of the uverbs file; Return: how many. */
 static int writable_maps(struct map *maps, int max)
@@ -190,12 +191,17 @@ static int round_once(struct ibv_context *ctx, int gid_index, int nround)
 			fflush(stdout);
 			pid = fork();
 			if (pid == 0) {
-				scribble();
-				_exit(0);
+				struct map maps[MAX_MAPS];
+
+				_exit(writable_maps(maps, MAX_MAPS) ? 1 : 0);
 			}
 			if (pid > 0) {
+				int status;
+
 				forks++;
-				waitpid(pid, NULL, 0);
+				if (waitpid(pid, &status, 0) == pid &&
+				    (!WIFEXITED(status) || WEXITSTATUS(status)))
+					inherited++;
 			}
 		}
 		post_send(qp[i & 1], mr, buf);
@@ -244,6 +250,11 @@ int main(int argc, char **argv)
 	ibv_close_device(ctx);
 	printf("# %d rounds, %lu scribbles, %lu forks, %lu completions (%lu in error)\n",
 	       rounds, scribbles, forks, cqes, cqe_errors);
+	if (inherited) {
+		printf("# %lu children inherited a mapping of the device\n",
+		       inherited);
+		return 4;
+	}
 	if (gone)
 		return rounds ? 3 : 1;
 	return 0;

@@ -3,9 +3,9 @@
 #
 # Hostile processes, in the guest: three tests/verbs/eri_scribble_test.c
 # processes on eri0 scribble random bytes over every writable mapping of the
-# device (rings, WQEs, producer indexes, doorbell records, SRQs), from
-# forked children too, while they create, use and destroy QPs, CQs, SRQs
-# and MRs:
+# device (rings, WQEs, producer indexes, doorbell records, SRQs) and fork
+# children (which inherit none of those mappings), while they create, use
+# and destroy QPs, CQs, SRQs and MRs:
 #   1. for 20 s: each process ends by itself having run its rounds, and
 #      eri0 and eri1 then still move data (ibv_rc_pingpong -c);
 #   2. eri0 is deleted under them: each ends within 15 s by itself.
