@@ -36,13 +36,14 @@ struct eri_ceq {
  * @ceqs: the completion event queues, @num_ceqs of them
  * @num_ceqs: how many completion event queues there are
  * @cq_xa: CQs by CQN, for completion and async events; its lock is taken
- *	in the CEQ interrupt handler, so elsewhere with interrupts off
- * @qp_xa: QPs by QPN, for completions and async events
+ *	in the CEQ interrupt handler, so elsewhere with interrupts off.  It
+ *	allocates the CQNs: a CQN in use but not (or no longer) known to the
+ *	device holds a reserved (NULL) entry.
+ * @qp_xa: QPs by QPN, for completions and async events; allocates the QPNs
+ *	as @cq_xa does the CQNs
  * @srq_xa: SRQs by SRQN, for async events and the completions of destroyed
- *	QPs; its lock is taken under a CQ's lock, so with interrupts off
- * @cq_ida: CQ numbers
- * @qp_ida: QP numbers
- * @srq_ida: SRQ numbers
+ *	QPs; its lock is taken under a CQ's lock, so with interrupts off.
+ *	Allocates the SRQNs as @cq_xa does the CQNs.
  * @pd_ida: PD numbers
  * @mr_ida: MR key indexes
  * @cq_next: the CQN the next search for a free one starts at
@@ -66,12 +67,9 @@ struct eri_dev {
 	struct xarray cq_xa;
 	struct xarray qp_xa;
 	struct xarray srq_xa;
-	struct ida cq_ida;
-	struct ida qp_ida;
-	struct ida srq_ida;
 	struct ida pd_ida;
 	struct ida mr_ida;
-	/* Hints for eri_ida_alloc_cyclic(), read and written locklessly. */
+	/* xa_alloc_cyclic() moves these under the lock of their xarray. */
 	u32 cq_next;
 	u32 qp_next;
 	u32 srq_next;

@@ -305,7 +305,7 @@ static int eri_create_cq_udata(struct ib_cq *ibcq,
 	struct eri_ibv_create_cq_req req = {};
 	struct eri_com_cq_create p = {};
 	struct ib_ucontext *uctx = NULL;
-	int cqn, ret;
+	int ret;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
@@ -331,12 +331,16 @@ static int eri_create_cq_udata(struct ib_cq *ibcq,
 	refcount_set(&cq->refs, 1);
 	init_completion(&cq->released);
 
-	/* In turn, as QPNs: a late event of a destroyed CQ finds no new one. */
-	cqn = eri_ida_alloc_cyclic(&edev->cq_ida, &edev->cq_next, 0,
-				   edev->attr.max_cq - 1);
-	if (cqn < 0)
-		return cqn;
-	cq->cqn = cqn;
+	/*
+	 * In turn, as QPNs: a late event of a destroyed CQ finds no new one.
+	 * The entry stays NULL, so events find nothing, until the device has
+	 * the CQ.
+	 */
+	ret = xa_alloc_cyclic_irq(&edev->cq_xa, &cq->cqn, NULL,
+				  XA_LIMIT(0, edev->attr.max_cq - 1),
+				  &edev->cq_next, GFP_KERNEL);
+	if (ret < 0)
+		return ret == -EBUSY ? -ENOSPC : ret;
 	p.cqn = cq->cqn;
 	p.eqn = edev->ceqs[attr->comp_vector].eqn;
 	p.depth_log = cq->depth_log;
@@ -357,7 +361,7 @@ static int eri_create_cq_udata(struct ib_cq *ibcq,
 	}
 	if (ret)
 		goto err_free_cqn;
-	ret = xa_insert_irq(&edev->cq_xa, cq->cqn, ibcq, GFP_KERNEL);
+	ret = xa_err(xa_store_irq(&edev->cq_xa, cq->cqn, ibcq, GFP_KERNEL));
 	if (ret)
 		goto err_destroy_cq;
 	ibcq->cqe = BIT(cq->depth_log);
@@ -367,7 +371,7 @@ err_destroy_cq:
 	eri_com_destroy_cq(&edev->com, cq->cqn);
 	eri_cq_free_mem(edev, cq);
 err_free_cqn:
-	ida_free(&edev->cq_ida, cq->cqn);
+	xa_erase_irq(&edev->cq_xa, cq->cqn);
 	return ret;
 }
 
@@ -424,15 +428,16 @@ int eri_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		return ret;
 	/*
 	 * The CEQ handler calls comp_handler under the xarray's lock, so once
-	 * the CQ is erased no completion handler runs for it.  An async event
-	 * holds a reference; wait for it.
+	 * the CQ's entry is NULL no completion handler runs for it.  An async
+	 * event holds a reference; wait for it.  Storing NULL keeps the CQN
+	 * allocated until the CQ's memory is gone.
 	 */
-	xa_erase_irq(&edev->cq_xa, cq->cqn);
+	xa_store_irq(&edev->cq_xa, cq->cqn, NULL, GFP_KERNEL);
 	eri_cq_put(cq);
 	wait_for_completion(&cq->released);
 
 	eri_cq_free_mem(edev, cq);
-	ida_free(&edev->cq_ida, cq->cqn);
+	xa_erase_irq(&edev->cq_xa, cq->cqn);
 	return 0;
 }
 

@@ -30,9 +30,6 @@ static void eri_dealloc_driver(struct ib_device *ibdev)
 	eri_com_fini(&edev->com);
 	ida_destroy(&edev->mr_ida);
 	ida_destroy(&edev->pd_ida);
-	ida_destroy(&edev->srq_ida);
-	ida_destroy(&edev->qp_ida);
-	ida_destroy(&edev->cq_ida);
 	xa_destroy(&edev->srq_xa);
 	xa_destroy(&edev->qp_xa);
 	xa_destroy(&edev->cq_xa);
@@ -224,12 +221,9 @@ int eri_probe(struct eri_bus_dev *bdev)
 		return -ENOMEM;
 	edev->bdev = bdev;
 	spin_lock_init(&edev->port_lock);
-	xa_init_flags(&edev->cq_xa, XA_FLAGS_LOCK_IRQ);
-	xa_init(&edev->qp_xa);
-	xa_init_flags(&edev->srq_xa, XA_FLAGS_LOCK_IRQ);
-	ida_init(&edev->cq_ida);
-	ida_init(&edev->qp_ida);
-	ida_init(&edev->srq_ida);
+	xa_init_flags(&edev->cq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&edev->qp_xa, XA_FLAGS_ALLOC);
+	xa_init_flags(&edev->srq_xa, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ);
 	ida_init(&edev->pd_ida);
 	ida_init(&edev->mr_ida);
 

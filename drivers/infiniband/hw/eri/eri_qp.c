@@ -191,7 +191,7 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct eri_com_qp_create p = {};
 	struct ib_ucontext *uctx = NULL;
 	u32 min_qpn, max_qpn;
-	int type, qpn, ret;
+	int type, ret;
 
 	type = eri_qp_type_to_dev(edev, init->qp_type);
 	if (type < 0)
@@ -246,18 +246,23 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->refs, 1);
 	init_completion(&qp->released);
 
-	/* In turn: a late completion of a destroyed QP must not find a new one. */
+	/*
+	 * In turn: a late completion of a destroyed QP must not find a new
+	 * one.  The entry stays NULL, so lookups find nothing, until the
+	 * device has the QP.
+	 */
 	if (type == ERI_QPT_GSI)
-		qpn = ida_alloc_range(&edev->qp_ida, min_qpn, max_qpn,
-				      GFP_KERNEL);
+		ret = xa_alloc(&edev->qp_xa, &qp->qpn, NULL,
+			       XA_LIMIT(min_qpn, max_qpn), GFP_KERNEL);
 	else
-		qpn = eri_ida_alloc_cyclic(&edev->qp_ida, &edev->qp_next,
-					   min_qpn, max_qpn);
-	if (qpn < 0) {
-		ret = qpn;
+		ret = xa_alloc_cyclic(&edev->qp_xa, &qp->qpn, NULL,
+				      XA_LIMIT(min_qpn, max_qpn),
+				      &edev->qp_next, GFP_KERNEL);
+	if (ret < 0) {
+		if (ret == -EBUSY)
+			ret = -ENOSPC;
 		goto err_destroy_mutex;
 	}
-	qp->qpn = qpn;
 	ret = eri_qp_alloc_queues(edev, qp, uctx);
 	if (ret)
 		goto err_free_qpn;
@@ -283,7 +288,7 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	ret = eri_com_create_qp(&edev->com, &p);
 	if (ret)
 		goto err_free_queues;
-	ret = xa_insert(&edev->qp_xa, qp->qpn, qp, GFP_KERNEL);
+	ret = xa_err(xa_store(&edev->qp_xa, qp->qpn, qp, GFP_KERNEL));
 	if (ret)
 		goto err_destroy_qp;
 	ibqp->qp_num = qp->qpn;
@@ -294,7 +299,7 @@ err_destroy_qp:
 err_free_queues:
 	eri_qp_free_queues(edev, qp);
 err_free_qpn:
-	ida_free(&edev->qp_ida, qp->qpn);
+	xa_erase(&edev->qp_xa, qp->qpn);
 err_destroy_mutex:
 	mutex_destroy(&qp->mutex);
 	return ret;
@@ -337,7 +342,8 @@ int eri_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	ret = eri_com_destroy_qp(&edev->com, qp->qpn);
 	if (ret)
 		return ret;
-	xa_erase(&edev->qp_xa, qp->qpn);
+	/* NULL keeps the QPN allocated until the QP's queues are gone. */
+	xa_store(&edev->qp_xa, qp->qpn, NULL, GFP_KERNEL);
 	if (!qp->user) {
 		eri_cq_sync(ibqp->send_cq);
 		eri_cq_sync(ibqp->recv_cq);
@@ -347,7 +353,7 @@ int eri_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	wait_for_completion(&qp->released);
 
 	eri_qp_free_queues(edev, qp);
-	ida_free(&edev->qp_ida, qp->qpn);
+	xa_erase(&edev->qp_xa, qp->qpn);
 	mutex_destroy(&qp->mutex);
 	return 0;
 }

@@ -97,7 +97,7 @@ int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	u32 max_wr = eri_srq_max_wr(edev), depth;
 	/* What query_device reports as max_srq_sge. */
 	u32 max_sge = min_t(u32, edev->attr.max_recv_sge, ERI_RQ_WQE_MAX_SGE);
-	int srqn, ret;
+	int ret;
 
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
@@ -126,12 +126,16 @@ int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	refcount_set(&srq->refs, 1);
 	init_completion(&srq->released);
 
-	/* In turn, as QPNs: a late event of a destroyed SRQ finds no new one. */
-	srqn = eri_ida_alloc_cyclic(&edev->srq_ida, &edev->srq_next, 0,
-				    edev->attr.max_srq - 1);
-	if (srqn < 0)
-		return srqn;
-	srq->srqn = srqn;
+	/*
+	 * In turn, as QPNs: a late event of a destroyed SRQ finds no new one.
+	 * The entry stays NULL, so lookups find nothing, until the device has
+	 * the SRQ.
+	 */
+	ret = xa_alloc_cyclic_irq(&edev->srq_xa, &srq->srqn, NULL,
+				  XA_LIMIT(0, edev->attr.max_srq - 1),
+				  &edev->srq_next, GFP_KERNEL);
+	if (ret < 0)
+		return ret == -EBUSY ? -ENOSPC : ret;
 	ret = eri_srq_alloc_queues(edev, srq, uctx);
 	if (ret)
 		goto err_free_srqn;
@@ -152,7 +156,7 @@ int eri_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 				 srq->depth_log);
 	if (ret)
 		goto err_free_queues;
-	ret = xa_insert_irq(&edev->srq_xa, srq->srqn, srq, GFP_KERNEL);
+	ret = xa_err(xa_store_irq(&edev->srq_xa, srq->srqn, srq, GFP_KERNEL));
 	if (ret)
 		goto err_destroy_srq;
 	attr->max_wr = depth;
@@ -164,7 +168,7 @@ err_destroy_srq:
 err_free_queues:
 	eri_srq_free_queues(edev, srq);
 err_free_srqn:
-	ida_free(&edev->srq_ida, srq->srqn);
+	xa_erase_irq(&edev->srq_xa, srq->srqn);
 	return ret;
 }
 
@@ -196,15 +200,16 @@ int eri_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		return ret;
 	/*
 	 * Pollers retiring a destroyed QP's CQE look the SRQ up under the
-	 * xarray's lock: once erased, none uses it.  An async event holds a
-	 * reference; wait for it.
+	 * xarray's lock: once the entry is NULL, none uses it.  An async event
+	 * holds a reference; wait for it.  Storing NULL keeps the SRQN
+	 * allocated until the SRQ's queues are gone.
 	 */
-	xa_erase_irq(&edev->srq_xa, srq->srqn);
+	xa_store_irq(&edev->srq_xa, srq->srqn, NULL, GFP_KERNEL);
 	eri_srq_put(srq);
 	wait_for_completion(&srq->released);
 
 	eri_srq_free_queues(edev, srq);
-	ida_free(&edev->srq_ida, srq->srqn);
+	xa_erase_irq(&edev->srq_xa, srq->srqn);
 	return 0;
 }
 

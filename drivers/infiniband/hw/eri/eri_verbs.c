@@ -290,37 +290,6 @@ void eri_disassociate_ucontext(struct ib_ucontext *ibucontext)
 {
 }
 
-/**
- * eri_ida_alloc_cyclic - allocate a number in turn, not the lowest free one
- * @ida: the numbers in use
- * @next: where the search starts; moved past the number allocated
- * @min: the lowest number to hand out
- * @max: the highest number to hand out
- *
- * A number freed is handed out again only after every other free number
- * in [@min, @max] was, so that a late completion or event naming the
- * number of a destroyed QP, CQ or SRQ does not reach its successor at
- * once.  @next is a hint: it is read and written without a lock, and two
- * racing callers may start from the same place; the ida still gives each
- * a number of its own.  Sleeps.
- *
- * Return: the number, or a negative errno (-ENOSPC when all are taken).
- */
-int eri_ida_alloc_cyclic(struct ida *ida, u32 *next, u32 min, u32 max)
-{
-	u32 start = READ_ONCE(*next);
-	int id;
-
-	if (start < min || start > max)
-		start = min;
-	id = ida_alloc_range(ida, start, max, GFP_KERNEL);
-	if (id == -ENOSPC && start > min)
-		id = ida_alloc_range(ida, min, start - 1, GFP_KERNEL);
-	if (id >= 0)
-		WRITE_ONCE(*next, (u32)id < max ? id + 1 : min);
-	return id;
-}
-
 int eri_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct eri_dev *edev = to_eri_dev(ibpd->device);

@@ -284,7 +284,6 @@ int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m);
 u64 eri_qmem_mmap_key(const struct eri_qmem *m);
 void eri_qmem_map_read_only(struct eri_qmem *m);
-int eri_ida_alloc_cyclic(struct ida *ida, u32 *next, u32 min, u32 max);
 struct rdma_hw_stats *eri_alloc_hw_device_stats(struct ib_device *ibdev);
 struct rdma_hw_stats *eri_alloc_hw_port_stats(struct ib_device *ibdev,
 					      u32 port);
