@@ -128,7 +128,6 @@ int eri_com_query_port(struct eri_com_dev *com, struct eri_com_port_attr *attr)
 		return ret;
 	attr->state = le32_to_cpu(resp.state);
 	attr->link_mtu = le32_to_cpu(resp.link_mtu);
-	attr->speed_mbps = le32_to_cpu(resp.speed_mbps);
 	attr->gid_tbl_len = le32_to_cpu(resp.gid_tbl_len);
 	return 0;
 }

@@ -39,7 +39,6 @@ struct eri_com_dev_attr {
 struct eri_com_port_attr {
 	u32 state;		/* enum eri_port_state */
 	u32 link_mtu;
-	u32 speed_mbps;
 	u32 gid_tbl_len;
 };
 

@@ -71,37 +71,6 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	return 0;
 }
 
-/* IB speed and width whose product is closest below a link speed. */
-static void eri_speed_to_ib(u32 mbps, u16 *speed, u8 *width)
-{
-	static const struct {
-		u32 mbps;
-		u16 speed;
-		u8 width;
-	} map[] = {
-		{ 400000, IB_SPEED_NDR, IB_WIDTH_4X },
-		{ 200000, IB_SPEED_HDR, IB_WIDTH_4X },
-		{ 100000, IB_SPEED_EDR, IB_WIDTH_4X },
-		{ 50000, IB_SPEED_HDR, IB_WIDTH_1X },
-		{ 40000, IB_SPEED_QDR, IB_WIDTH_4X },
-		{ 25000, IB_SPEED_EDR, IB_WIDTH_1X },
-		{ 14000, IB_SPEED_FDR, IB_WIDTH_1X },
-		{ 10000, IB_SPEED_QDR, IB_WIDTH_1X },
-		{ 5000, IB_SPEED_DDR, IB_WIDTH_1X },
-	};
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(map); i++) {
-		if (mbps >= map[i].mbps) {
-			*speed = map[i].speed;
-			*width = map[i].width;
-			return;
-		}
-	}
-	*speed = IB_SPEED_SDR;
-	*width = IB_WIDTH_1X;
-}
-
 /* The largest IB MTU of at most @bytes of payload (256 at least). */
 static enum ib_mtu eri_mtu_from_payload(u32 bytes)
 {
@@ -162,8 +131,15 @@ int eri_query_port(struct ib_device *ibdev, u32 port,
 	props->sm_sl = 0;
 	props->subnet_timeout = 0;
 	props->init_type_reply = 0;
-	eri_speed_to_ib(pa.speed_mbps, &props->active_speed,
-			&props->active_width);
+	/*
+	 * The rate is the netdev's, as for every Ethernet port.  Without a
+	 * netdev (it is being unregistered) report the slowest rate.
+	 */
+	if (ib_get_eth_speed(ibdev, port, &props->active_speed,
+			     &props->active_width)) {
+		props->active_speed = IB_SPEED_SDR;
+		props->active_width = IB_WIDTH_1X;
+	}
 	return 0;
 }
 
