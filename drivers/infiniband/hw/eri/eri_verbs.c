@@ -71,17 +71,6 @@ int eri_query_device(struct ib_device *ibdev, struct ib_device_attr *props,
 	return 0;
 }
 
-/* The largest IB MTU of at most @bytes of payload (256 at least). */
-static enum ib_mtu eri_mtu_from_payload(u32 bytes)
-{
-	enum ib_mtu mtu;
-
-	for (mtu = IB_MTU_4096; mtu > IB_MTU_256; mtu--)
-		if (bytes >= ib_mtu_enum_to_int(mtu))
-			break;
-	return mtu;
-}
-
 /*
  * The largest IB MTU whose payload fits in @link_mtu after the headers of
  * a packet of @edev: those of IPv6 when the device carries it, so that one
@@ -92,8 +81,11 @@ static enum ib_mtu eri_mtu_from_link(struct eri_dev *edev, u32 link_mtu)
 	u32 overhead = edev->attr.caps & ERI_DEV_CAP_IPV6 ?
 		       ERI_PKT_OVERHEAD_IPV6 : ERI_PKT_OVERHEAD_IPV4;
 
-	return eri_mtu_from_payload(link_mtu > overhead ?
-				    link_mtu - overhead : 0);
+	/*
+	 * Rounds down, 256 at least.  A link MTU above INT_MAX (none is) would
+	 * turn negative and give 256, never more than the link carries.
+	 */
+	return ib_mtu_int_to_enum(link_mtu > overhead ? link_mtu - overhead : 0);
 }
 
 int eri_query_port(struct ib_device *ibdev, u32 port,
@@ -114,7 +106,7 @@ int eri_query_port(struct ib_device *ibdev, u32 port,
 		props->state = IB_PORT_DOWN;
 		props->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 	}
-	props->max_mtu = eri_mtu_from_payload(edev->attr.max_mtu);
+	props->max_mtu = ib_mtu_int_to_enum(edev->attr.max_mtu);
 	props->active_mtu = min(props->max_mtu,
 				eri_mtu_from_link(edev, pa.link_mtu));
 	props->gid_tbl_len = pa.gid_tbl_len;
