@@ -13,6 +13,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/log2.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 #include <rdma/iter.h>
@@ -548,8 +549,9 @@ static bool eri_cq_srq_retire_locked(struct eri_cq *cq, struct eri_qp *qp,
 
 	lockdep_assert_held(&cq->lock);
 	/*
-	 * A QP that receives into this CQ stays while we hold its lock (its
-	 * destroy takes it); no other QP is looked into beyond this test.
+	 * A kernel QP stays until the poller leaves its RCU read-side section
+	 * (see eri_cq_decode_locked()); no other QP is looked into beyond
+	 * this test.
 	 */
 	if (qp && qp->ibqp.recv_cq == &cq->ibcq && !qp->user && qp->srq &&
 	    qp->srq->srqn == srqn) {
@@ -592,9 +594,11 @@ static bool eri_cq_decode_locked(struct eri_cq *cq, const struct eri_cqe *cqe,
 
 	lockdep_assert_held(&cq->lock);
 	/*
-	 * destroy_qp erases the QP and then takes this lock, so a QP found
-	 * here stays until we drop it.
+	 * eri_destroy_qp() clears a kernel QP's entry and then waits for an
+	 * RCU grace period, so a kernel QP found here stays until the poller
+	 * leaves its read-side section.
 	 */
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "QP lookup outside RCU");
 	qp = xa_load(&edev->qp_xa, le32_to_cpu(cqe->qpn));
 	if (!sq && (hdr & ERI_CQE_HDR_SRQ)) {
 		if (!eri_cq_srq_retire_locked(cq, qp, cqe, &wc->wr_id))
@@ -691,6 +695,8 @@ int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		return -EIO;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	/* Pairs with synchronize_rcu() in eri_destroy_qp(). */
+	rcu_read_lock();
 	while (n < num_entries && eri_cq_pending_locked(cq)) {
 		const struct eri_cqe *cqe = eri_cq_entry(cq, cq->ci);
 		u32 hdr;
@@ -703,6 +709,7 @@ int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		if (eri_cq_decode_locked(cq, cqe, hdr, &wc[n]))
 			n++;
 	}
+	rcu_read_unlock();
 	if (consumed) {
 		/* Done reading the entries before the device may reuse them. */
 		dma_mb();

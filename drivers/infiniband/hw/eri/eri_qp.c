@@ -13,6 +13,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/log2.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <rdma/eri-abi.h>
 #include <rdma/ib_cache.h>
@@ -311,17 +312,6 @@ static void eri_qp_put(struct eri_qp *qp)
 		complete(&qp->released);
 }
 
-/* Wait for a poller of @ibcq that may have found a QP just erased. */
-static void eri_cq_sync(struct ib_cq *ibcq)
-{
-	struct eri_cq *cq = to_eri_cq(ibcq);
-	unsigned long flags;
-
-	/* Pollers look QPs up under this lock: taking it waits them out. */
-	spin_lock_irqsave(&cq->lock, flags);
-	spin_unlock_irqrestore(&cq->lock, flags);
-}
-
 /**
  * eri_destroy_qp - destroy a queue pair
  * @ibqp: the QP
@@ -344,10 +334,12 @@ int eri_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return ret;
 	/* NULL keeps the QPN allocated until the QP's queues are gone. */
 	xa_store(&edev->qp_xa, qp->qpn, NULL, GFP_KERNEL);
-	if (!qp->user) {
-		eri_cq_sync(ibqp->send_cq);
-		eri_cq_sync(ibqp->recv_cq);
-	}
+	/*
+	 * Pairs with the RCU read-side section of eri_poll_cq(): a poller
+	 * that found the QP before its entry went NULL is done with it.
+	 */
+	if (!qp->user)
+		synchronize_rcu();
 	/* An async event being delivered holds a reference. */
 	eri_qp_put(qp);
 	wait_for_completion(&qp->released);
