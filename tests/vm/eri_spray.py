@@ -17,7 +17,8 @@
       targets are the first line of standard input, so that a caller can
       start the sprayer before it knows them (Python starts slowly).
 
-The header is struct eri_wire_hdr of include/linux/eri/eri_wire_defs.h
+The header is struct eri_wire_hdr of
+drivers/infiniband/sw/eri_sim/eri_wire_defs.h
 (version 3, 80 bytes).  Prints what it sent.
 """
 import os

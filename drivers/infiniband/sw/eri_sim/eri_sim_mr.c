@@ -11,7 +11,6 @@
  * period.
  */
 #include <linux/bitfield.h>
-#include <linux/eri/eri_wire_defs.h>
 #include <linux/hash.h>
 #include <linux/net.h>
 #include <linux/overflow.h>
@@ -19,6 +18,7 @@
 #include <linux/slab.h>
 
 #include "eri_sim.h"
+#include "eri_wire_defs.h"
 
 #define ERI_SIM_MR_MIN_PAGE_SHIFT	12
 #define ERI_SIM_MR_MAX_PAGE_SHIFT	30

@@ -11,7 +11,6 @@
 #ifndef _ERI_SIM_QP_H_
 #define _ERI_SIM_QP_H_
 
-#include <linux/eri/eri_wire_defs.h>
 #include <linux/hrtimer.h>
 #include <linux/refcount.h>
 #include <linux/skbuff.h>
@@ -20,6 +19,7 @@
 #include "eri_sim.h"
 #include "eri_sim_cc.h"
 #include "eri_sim_rel.h"
+#include "eri_wire_defs.h"
 
 /* Response packets one READ request asks for at most. */
 #define ERI_SIM_READ_CHUNK_PKTS	32

@@ -14,8 +14,9 @@
 #define _ERI_SIM_REL_H_
 
 #include <linux/bitmap.h>
-#include <linux/eri/eri_wire_defs.h>
 #include <linux/types.h>
+
+#include "eri_wire_defs.h"
 
 /* PSNs a map covers: the requester's most in flight, the responder's reach. */
 #define ERI_SIM_REL_WIN		1024

@@ -5,7 +5,8 @@
  * Every packet is one UDP datagram to port ERI_UDP_PORT carrying struct
  * eri_wire_hdr and then the payload (at most the path MTU).  Fields are in
  * network byte order.  Documentation/infiniband/eri.rst describes the
- * protocol; only devices use this header, never the driver.
+ * protocol.  Only devices use this header, never the driver: it lives with
+ * the software device.
  */
 #ifndef _ERI_WIRE_DEFS_H_
 #define _ERI_WIRE_DEFS_H_
