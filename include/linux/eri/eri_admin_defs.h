@@ -560,7 +560,6 @@ enum eri_stat {
 	ERI_STAT_RX_DROPS,		/* malformed or unroutable packets */
 	ERI_STAT_RETRANS_PKTS,		/* packets sent again */
 	ERI_STAT_TIMEOUTS,		/* retransmission timer expiries */
-	ERI_STAT_SEQ_NAKS,		/* out-of-sequence NAKs sent */
 	ERI_STAT_RNR_NAKS,		/* RNR NAKs sent */
 	ERI_STAT_SQ_KICKS,		/* send queue doorbells rung */
 	ERI_STAT_CQ_EVENTS,		/* completion events raised */

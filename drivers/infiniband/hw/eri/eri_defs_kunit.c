@@ -258,12 +258,12 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_destroy_qp_cmd, qpn), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_destroy_cq_cmd, cqn), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_stats_cmd, resp_len), 16);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_CQ_EVENTS, 10);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_ECN_ECHOES, 15);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_AEQ_OVERFLOWS, 16);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_RX_SKBS, 18);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_MAD_DROPS, 19);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 20);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_CQ_EVENTS, 9);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_ECN_ECHOES, 14);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_AEQ_OVERFLOWS, 15);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_RX_SKBS, 17);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_MAD_DROPS, 18);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 19);
 }
 
 static void eri_defs_test_qp_attr(struct kunit *test)

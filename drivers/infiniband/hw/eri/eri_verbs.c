@@ -502,7 +502,6 @@ static const struct rdma_stat_desc eri_hw_stat_descs[] = {
 	[ERI_STAT_RX_DROPS].name = "rx_drops",
 	[ERI_STAT_RETRANS_PKTS].name = "retrans_pkts",
 	[ERI_STAT_TIMEOUTS].name = "timeouts",
-	[ERI_STAT_SEQ_NAKS].name = "seq_naks",
 	[ERI_STAT_RNR_NAKS].name = "rnr_naks",
 	[ERI_STAT_SQ_KICKS].name = "sq_kicks",
 	[ERI_STAT_CQ_EVENTS].name = "cq_events",
