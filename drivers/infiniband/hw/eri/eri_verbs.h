@@ -112,6 +112,7 @@ struct eri_cq {
  * struct eri_wq - one work queue (send or receive) of a QP
  * @mem: 2^@depth_log WQEs
  * @depth_log: log2 of the WQE count
+ * @wqe_shift: log2 of the WQE size
  * @max_sge: SGEs a WQE may carry
  * @lock: serializes posters of a kernel QP; protects @pi
  * @pi: free-running producer index
@@ -123,7 +124,7 @@ struct eri_cq {
 struct eri_wq {
 	struct eri_qmem mem;
 	u32 depth_log;
-	u32 wqe_shift;		/* log2 of the WQE size */
+	u32 wqe_shift;
 	u32 max_sge;
 	spinlock_t lock;	/* posters of a kernel QP */
 	u16 pi;

@@ -120,6 +120,22 @@ struct eri_sim_cc_dcqcn {
 
 /**
  * struct eri_sim_cc - congestion-control state of one queue pair
+ * @algo: the algorithm, fixed at eri_sim_cc_init()
+ * @mtu: payload bytes of a full packet
+ * @cwnd: congestion window in packets, ERI_SIM_CC_FP_SHIFT fraction bits
+ * @pacing_rate: bytes per second; 0: not paced
+ * @next_send_ns: earliest departure of the next packet
+ * @srtt_ns: smoothed RTT (RFC 6298, in ns, shared by the algorithms); 0
+ *	before the first sample
+ * @rttvar_ns: RTT variation (RFC 6298, in ns)
+ * @min_rtt_ns: the lowest RTT sampled; 0 before the first sample
+ * @acks: eri_sim_cc_on_ack() calls since eri_sim_cc_init()
+ * @ecn_echoes: ACKs that echoed a CE mark since eri_sim_cc_init()
+ * @losses: fast retransmits (loss inferred from SACK) since eri_sim_cc_init()
+ * @timeouts: retransmission timeouts since eri_sim_cc_init()
+ * @cuts: window or rate reductions since eri_sim_cc_init()
+ * @swift: Swift's own state
+ * @dcqcn: DCQCN's own state
  *
  * Embedded in the QP and serialized by its lock (qp->lock): every function
  * below must be called with it held.  The fields above the union may be read
@@ -127,20 +143,18 @@ struct eri_sim_cc_dcqcn {
  */
 struct eri_sim_cc {
 	enum eri_sim_cc_algo algo;
-	u32 mtu;		/* payload bytes of a full packet */
-	u32 cwnd;		/* packets, ERI_SIM_CC_FP_SHIFT fraction bits */
-	u64 pacing_rate;	/* bytes per second; 0: not paced */
-	u64 next_send_ns;	/* earliest departure of the next packet */
-	/* RTT estimator, shared by the algorithms (RFC 6298 in ns). */
-	u64 srtt_ns;		/* 0 before the first sample */
+	u32 mtu;
+	u32 cwnd;
+	u64 pacing_rate;
+	u64 next_send_ns;
+	u64 srtt_ns;
 	u64 rttvar_ns;
-	u64 min_rtt_ns;		/* 0 before the first sample */
-	/* Event counts since eri_sim_cc_init(). */
-	u64 acks;		/* eri_sim_cc_on_ack() calls */
+	u64 min_rtt_ns;
+	u64 acks;
 	u64 ecn_echoes;
 	u64 losses;
 	u64 timeouts;
-	u64 cuts;		/* window or rate reductions */
+	u64 cuts;
 	union {
 		struct eri_sim_cc_swift swift;
 		struct eri_sim_cc_dcqcn dcqcn;

@@ -159,8 +159,10 @@ struct eri_sim_cq *eri_sim_cq_find(struct eri_sim_dev *sdev, u32 cqn)
  * @cqe: the completion, owner bit clear
  *
  * Called with the completing QP's lock held.  Raises a completion event
- * when the consumer asked for one.  Return: 0, or -ENOSPC when the CQ
- * overran (the completion is dropped and CQ_ERR raised) or is broken.
+ * when the consumer asked for one.
+ *
+ * Return: 0, or -ENOSPC when the CQ overran (the completion is dropped and
+ * CQ_ERR raised) or is broken.
  */
 int eri_sim_cq_post(struct eri_sim_cq *cq, const struct eri_cqe *cqe)
 {

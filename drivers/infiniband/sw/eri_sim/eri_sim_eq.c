@@ -20,7 +20,9 @@
  * @entry_size: bytes per entry
  * @vector: the interrupt vector to raise
  *
- * Device context.  Return: 0, or -EINVAL for a bad configuration.
+ * Device context.
+ *
+ * Return: 0, or -EINVAL for a bad configuration.
  */
 int eri_sim_eq_create(struct eri_sim_dev *sdev, struct eri_sim_eq *eq,
 		      u64 ring_dma, u64 dbrec_dma, u32 depth_log,

@@ -246,8 +246,10 @@ static int eri_sim_mr_check_access(struct eri_sim_mr *mr, u32 key, u32 pdn,
  * @len: bytes
  * @mrp: the region, with a reference for the caller to put
  *
- * Any context.  Return: 0, -ENOENT for an unknown key, -EACCES for another
- * PD or a missing right, -ERANGE when the bytes are not all in the region.
+ * Any context.
+ *
+ * Return: 0, -ENOENT for an unknown key, -EACCES for another PD or a missing
+ * right, -ERANGE when the bytes are not all in the region.
  */
 int eri_sim_mr_get(struct eri_sim_dev *sdev, u32 key, u32 pdn, u32 access,
 		   u64 iova, u64 len, struct eri_sim_mr **mrp)
@@ -370,7 +372,9 @@ static void *eri_sim_mr_chunk(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
  * @len: bytes
  * @to_mr: copy from @buf into the region, else from the region into @buf
  *
- * Any context.  Return: 0, or -EFAULT when a page is not RAM.
+ * Any context.
+ *
+ * Return: 0, or -EFAULT when a page is not RAM.
  */
 int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr)
@@ -402,10 +406,12 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
  * @skb: the packet; its fragments take a reference on each page
  *
  * Any context.  The packet may outlive the region: its references keep
- * the pages.  Return: 0; -EFAULT when a page is not RAM, -EOPNOTSUPP when
- * one cannot be shared (slab memory of a kernel region: copy it instead),
- * -ENOSPC when @skb's fragment slots run out.  Fragments added before a
- * failure stay; the caller takes them back.
+ * the pages.
+ *
+ * Return: 0; -EFAULT when a page is not RAM, -EOPNOTSUPP when one cannot be
+ * shared (slab memory of a kernel region: copy it instead), -ENOSPC when @skb's
+ * fragment slots run out.  Fragments added before a failure stay; the caller
+ * takes them back.
  */
 int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
 		      u64 iova, size_t len, struct sk_buff *skb)
@@ -449,8 +455,9 @@ int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
  * @off: offset of the bytes in @skb
  * @len: bytes
  *
- * Any context.  Return: 0, or -EFAULT when a page is not RAM or @skb holds
- * fewer bytes.
+ * Any context.
+ *
+ * Return: 0, or -EFAULT when a page is not RAM or @skb holds fewer bytes.
  */
 int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		     const struct sk_buff *skb, u32 off, size_t len)
@@ -604,8 +611,10 @@ out_put:
  * @pdn: the PD of the QP
  * @key: the key to invalidate
  *
- * Any context.  Return: 0, or -EINVAL when @key names no valid
- * fast-registration region of @pdn.
+ * Any context.
+ *
+ * Return: 0, or -EINVAL when @key names no valid fast-registration region of
+ * @pdn.
  */
 int eri_sim_mr_invalidate(struct eri_sim_dev *sdev, u32 pdn, u32 key)
 {
