@@ -5,8 +5,10 @@
 #
 # Runs the kernel's checkpatch.pl (from linux-source-6.12, extracted by
 # scripts/setup.sh into $ERI_CACHE/checkpatch) with --strict --no-tree -f over
-# every .c/.h under drivers/ and include/ (or the files given).  Fails on any
-# ERROR, WARNING or CHECK.
+# every .c/.h and Kconfig under drivers/ and include/ and every .rst under
+# Documentation/ (or the files given).  Fails on any ERROR, WARNING or CHECK.
+# The top-level Kconfig is this repository's, not the kernel's (in a kernel
+# tree drivers/infiniband/Kconfig sources the drivers' own): not checked.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,10 +20,13 @@ cd "$top"
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	mapfile -t files < <(find drivers include -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+	mapfile -t files < <({
+		find drivers include -type f \( -name '*.c' -o -name '*.h' -o -name Kconfig \)
+		find Documentation -type f -name '*.rst'
+	} 2>/dev/null | sort)
 fi
 if [ ${#files[@]} -eq 0 ]; then
-	echo "checkpatch.sh: no .c/.h files under drivers/ include/"
+	echo "checkpatch.sh: no files to check under drivers/ include/ Documentation/"
 	exit 0
 fi
 
