@@ -149,6 +149,7 @@ done
 run_step checkpatch - scripts/checkpatch.sh || true
 # checkpatch.sh covers drivers/ and include/; the test modules separately.
 run_step checkpatch-kmod - scripts/checkpatch.sh tests/kmod/*.c || true
+run_step kernel-doc - scripts/kernel-doc.sh || true
 run_step layering - scripts/check-layering.sh || true
 
 # kunit.py on ERI placed in-tree (a kernel build each): on request only.  The

@@ -10,6 +10,7 @@
 #    (scripts/kernel.sh fetch; images are never installed on the host)
 #  - checkpatch.pl and its data files from linux-source-6.12, in
 #    $ERI_CACHE/checkpatch/
+#  - scripts/kernel-doc from linux-source-6.12, in $ERI_CACHE/kernel-doc/
 #
 # rdma-core is not installed here: scripts/rdma-core.sh builds it into a prefix.
 set -euo pipefail
@@ -75,4 +76,23 @@ if [ ! -f "$cp_dir/.complete" ]; then
 	touch "$cp_dir/.complete"
 fi
 say "checkpatch in $cp_dir"
+
+kd_dir=$ERI_CACHE/kernel-doc
+if [ ! -f "$kd_dir/.complete" ]; then
+	src=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true)
+	if [ -z "$src" ]; then
+		ensure_pkgs linux-source-6.12
+		src=$(ls /usr/src/linux-source-6.12.tar.* | head -n1)
+	fi
+	say "extracting kernel-doc from $src"
+	tmp=$(mktemp -d)
+	tar -xf "$src" -C "$tmp" --wildcards --no-anchored 'scripts/kernel-doc'
+	p=$(find "$tmp" -mindepth 3 -maxdepth 3 -path "$tmp/*/scripts/kernel-doc" | head -n1)
+	[ -n "$p" ] || { rm -rf "$tmp"; die "scripts/kernel-doc not found in $src"; }
+	mkdir -p "$kd_dir"
+	cp "$p" "$kd_dir/kernel-doc"
+	rm -rf "$tmp"
+	touch "$kd_dir/.complete"
+fi
+say "kernel-doc in $kd_dir"
 say "done in $((SECONDS - t0))s"
