@@ -15,8 +15,10 @@
 # incremental), from this repo:
 #   drivers/infiniband/hw/eri/  drivers/infiniband/sw/eri_sim/
 #   include/linux/eri/          include/uapi/rdma/eri-abi.h
-# and patches idempotently drivers/infiniband/Kconfig and
-# drivers/infiniband/{hw,sw}/Makefile.
+#   Documentation/infiniband/eri.rst
+# and patches idempotently drivers/infiniband/Kconfig,
+# drivers/infiniband/{hw,sw}/Makefile and the toctree of
+# Documentation/infiniband/index.rst (eri.rst is a document of its own).
 set -euo pipefail
 
 ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
@@ -104,6 +106,7 @@ sync_dir "$REPO/drivers/infiniband/hw/eri"     "$SRC/drivers/infiniband/hw/eri"
 sync_dir "$REPO/drivers/infiniband/sw/eri_sim" "$SRC/drivers/infiniband/sw/eri_sim"
 sync_dir "$REPO/include/linux/eri"             "$SRC/include/linux/eri"
 sync_file "$REPO/include/uapi/rdma/eri-abi.h"  "$SRC/include/uapi/rdma/eri-abi.h"
+sync_file "$REPO/Documentation/infiniband/eri.rst" "$SRC/Documentation/infiniband/eri.rst"
 
 # --- 3. idempotent Kconfig / Makefile hooks -------------------------------------
 # add_after FILE ANCHOR_REGEX LINE: insert LINE after the last line matching
@@ -134,6 +137,9 @@ add_after "$IB/hw/Makefile" '^obj-\$\(CONFIG_' \
 # shellcheck disable=SC2016 # a make variable, written literally
 add_after "$IB/sw/Makefile" '^obj-\$\(CONFIG_' \
 	'obj-$(CONFIG_INFINIBAND_ERI_SIM)	+= eri_sim/'
+# The toctree is in alphabetical order: eri after core_locking.
+add_after "$SRC/Documentation/infiniband/index.rst" '^   core_locking$' \
+	'   eri'
 
 [ "$CHANGED" -eq 0 ] || log "$CHANGED file(s) updated in $SRC"
 echo "$SRC"
