@@ -4,10 +4,10 @@
  *
  * An ERI device is what a MoC PCI function would be: a register window,
  * interrupt vectors and DMA.  struct eri_bus_dev is all the driver's core sees
- * of it; whatever provides the device (today eri_sim, over the auxiliary bus;
- * later a PCI function) fills it in.  Register accessors stand in for MMIO and
- * never sleep; interrupt handlers are called in atomic context, as hard
- * interrupt handlers are.
+ * of it; whatever provides the device fills it in: the software device
+ * (eri_sim) over the auxiliary bus, or the binding of a PCI function.
+ * Register accessors stand in for MMIO and never sleep; interrupt handlers
+ * are called in atomic context, as hard interrupt handlers are.
  */
 #ifndef _ERI_BUS_H_
 #define _ERI_BUS_H_

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ERI on the auxiliary bus: binds the driver to ERI devices offered there
- * (today by eri_sim).  All bus specifics of the driver live in this file.
+ * ERI on the auxiliary bus: binds the driver to the ERI devices offered
+ * there, such as the software device (eri_sim).  All bus specifics of the
+ * driver live in this file.
  */
 #include <linux/auxiliary_bus.h>
 #include <linux/mod_devicetable.h>

@@ -28,8 +28,9 @@ enum eri_sim_cc_algo {
 };
 
 /*
- * The default until Swift's delay target copes with hosts whose RTT swings
- * by milliseconds (TCG here): there it cuts to a fraction of a packet.
+ * The default: Swift's delay target does not cope with hosts whose RTT
+ * swings by milliseconds (an emulated or overcommitted CPU), where it cuts
+ * the window to a fraction of a packet.  A fixed window does.
  */
 #define ERI_SIM_CC_DEFAULT	ERI_SIM_CC_FIXED
 
