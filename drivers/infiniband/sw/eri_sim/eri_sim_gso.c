@@ -41,7 +41,9 @@
  * @dev_max_segs: the route device's gso_max_segs
  *
  * As many as one IP datagram's 16-bit length field allows, within the
- * device's limits and ERI_SIM_GSO_MAX_SEGS.  Pure.  Return: 1 at least.
+ * device's limits and ERI_SIM_GSO_MAX_SEGS.  Pure.
+ *
+ * Return: 1 at least.
  */
 u32 eri_sim_gso_max_segs(u32 seg_len, u32 hdrs, u32 dev_max_size,
 			 u32 dev_max_segs)
@@ -517,8 +519,9 @@ int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
  * @iova: the payload's first byte in @mr
  * @len: payload bytes
  *
- * qp->lock held; as eri_sim_txb_add().  Return: 0, -ENOMEM, or -EFAULT
- * (a page of the region that is not RAM).
+ * qp->lock held; as eri_sim_txb_add().
+ *
+ * Return: 0, -ENOMEM, or -EFAULT (a page of the region that is not RAM).
  */
 int eri_sim_txb_add_mr(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 		       struct eri_sim_mr *mr, u64 iova, u32 len)
@@ -533,8 +536,10 @@ int eri_sim_txb_add_mr(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
  * @qp: the QP
  *
  * qp->lock held.  Several packets make a GSO buffer, a single one a plain
- * datagram.  Return: the buffer, no longer the QP's; NULL when there is
- * none, or it holds no packet.
+ * datagram.
+ *
+ * Return: the buffer, no longer the QP's; NULL when there is none, or it holds
+ * no packet.
  */
 VISIBLE_IF_KUNIT struct sk_buff *eri_sim_txb_finish(struct eri_sim_qp *qp)
 {
@@ -603,9 +608,11 @@ void eri_sim_txb_flush(struct eri_sim_qp *qp)
  * @nsegs: where the number of packets goes
  * @first: where the first packet's header goes
  *
- * Pure: reads @skb's bytes and nothing else.  Return: true when every
- * packet has a whole header of this version and names the destination and
- * source QP of the first; otherwise nothing of the buffer may be used.
+ * Pure: reads @skb's bytes and nothing else.
+ *
+ * Return: true when every packet has a whole header of this version and names
+ * the destination and source QP of the first; otherwise nothing of the buffer
+ * may be used.
  */
 bool eri_sim_rx_split(const struct sk_buff *skb, u32 *seg_len, u32 *nsegs,
 		      struct eri_wire_hdr *first)

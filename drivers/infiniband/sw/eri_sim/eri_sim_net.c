@@ -91,6 +91,8 @@ int eri_sim_gid_family(const u8 *sgid, const u8 *dgid)
  * @addr: an IPv6 address, or an IPv4 one mapped
  *
  * Any context.
+ *
+ * Return: true when @addr is one of the netdev's addresses.
  */
 bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr)
 {
@@ -447,8 +449,10 @@ static int eri_sim_net_socks_create(struct eri_sim_net *en)
  * eri_sim_net_attach - connect a new device to its namespace's socket
  * @sdev: the device, with its netdev set
  *
- * Process context.  Return: 0 or a negative errno (-EADDRINUSE when
- * something else holds the port).
+ * Process context.
+ *
+ * Return: 0 or a negative errno (-EADDRINUSE when something else holds the
+ * port).
  */
 int eri_sim_net_attach(struct eri_sim_dev *sdev)
 {
@@ -585,7 +589,9 @@ void eri_sim_net_exit(void)
  * @payload_len: bytes of payload that will follow the ERI header
  * @hdr: the zeroed ERI header, version set; the payload follows it
  *
- * Any context.  Return: the skb, or NULL.
+ * Any context.
+ *
+ * Return: the skb, or NULL.
  */
 struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 				  struct eri_wire_hdr **hdr)
@@ -735,7 +741,9 @@ static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
  *
  * qp->lock held.  As many as one IP datagram's length field allows (with
  * the IP and UDP headers), within the route device's gso_max_size and
- * gso_max_segs and ERI_SIM_GSO_MAX_SEGS.  Return: 1 at least.
+ * gso_max_segs and ERI_SIM_GSO_MAX_SEGS.
+ *
+ * Return: 1 at least.
  */
 u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 {

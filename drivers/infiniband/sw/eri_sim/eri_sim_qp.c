@@ -932,9 +932,10 @@ int eri_sim_sgl_read(struct eri_sim_qp *qp, u32 pdn,
  * @mrc: the cache of the batch the packet is part of
  *
  * No copy: @skb's fragments reference the regions' pages
- * (eri_sim_mr_attach()).  Return: as eri_sim_sgl_copy(), or -EOPNOTSUPP
- * and -ENOSPC as eri_sim_mr_attach(); the caller takes back the fragments
- * of a failure.
+ * (eri_sim_mr_attach()).
+ *
+ * Return: as eri_sim_sgl_copy(), or -EOPNOTSUPP and -ENOSPC as
+ * eri_sim_mr_attach(); the caller takes back the fragments of a failure.
  */
 int eri_sim_sgl_attach(struct eri_sim_qp *qp, u32 pdn,
 		       const struct eri_sim_sge *sge, u32 num_sge, u32 off,
@@ -956,8 +957,9 @@ int eri_sim_sgl_attach(struct eri_sim_qp *qp, u32 pdn,
  * @pkt: the packet whose payload it is
  * @mrc: the cache of the batch the packet is part of, or NULL
  *
- * Every byte of the list written needs LOCAL_WRITE.  Return: as
- * eri_sim_sgl_copy().
+ * Every byte of the list written needs LOCAL_WRITE.
+ *
+ * Return: as eri_sim_sgl_copy().
  */
 int eri_sim_sgl_place(struct eri_sim_qp *qp, u32 pdn,
 		      const struct eri_sim_sge *sge, u32 num_sge, u32 off,
