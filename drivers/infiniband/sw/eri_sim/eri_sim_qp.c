@@ -176,6 +176,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	eri_sim_cc_init(&qp->cc, qp->cc_algo, qp->mtu, ktime_get_ns());
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->timer.function = eri_sim_qp_timer;
+	qp->deadline = KTIME_MAX;	/* nothing to time yet */
 	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->ack_timer.function = eri_sim_qp_ack_timer;
 	hrtimer_init(&qp->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);

@@ -62,6 +62,7 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->rto_win = 0;
 	qp->probe_out = false;
 	qp->timer_probe = false;
+	qp->deadline = KTIME_MAX;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
 }
@@ -99,11 +100,33 @@ static void eri_sim_req_grow_rto_win_locked(struct eri_sim_qp *qp, u32 acked)
 		qp->rto_win = 0;
 }
 
-static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 ns)
+/*
+ * Have the QP's timer fire @ns after @now.  A timer queued to fire no
+ * later stays as it is: it finds the deadline ahead when it fires and
+ * waits on (eri_sim_req_timeout_locked()), so the timeout that every ACK
+ * pushes back costs no timer operation, and no reading of the clock.
+ */
+static void eri_sim_req_arm_locked(struct eri_sim_qp *qp, u64 now, u64 ns)
+{
+	ktime_t deadline = ns_to_ktime(now + ns);
+
+	lockdep_assert_held(&qp->lock);
+	qp->deadline = deadline;
+	/* Only qp->lock holders start the timer: its expiry is stable here. */
+	if (hrtimer_is_queued(&qp->timer) &&
+	    !ktime_after(hrtimer_get_expires(&qp->timer), deadline))
+		return;
+	hrtimer_start(&qp->timer, deadline, HRTIMER_MODE_ABS_SOFT);
+}
+
+/*
+ * Nothing to time: a queued timer stays and finds no deadline when it
+ * fires, rather than being cancelled and started again for every message.
+ */
+static void eri_sim_req_disarm_locked(struct eri_sim_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	qp->deadline = ktime_add_ns(ktime_get(), ns);
-	hrtimer_start(&qp->timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+	qp->deadline = KTIME_MAX;
 }
 
 /*
@@ -133,11 +156,11 @@ static void eri_sim_req_arm_rto_locked(struct eri_sim_qp *qp, u64 now)
 			    ERI_SIM_MIN_PTO_NS);
 		if (pto < rto) {
 			qp->timer_probe = true;
-			eri_sim_req_arm_locked(qp, pto);
+			eri_sim_req_arm_locked(qp, now, pto);
 			return;
 		}
 	}
-	eri_sim_req_arm_locked(qp, rto);
+	eri_sim_req_arm_locked(qp, now, rto);
 }
 
 /* Packets (and so PSNs) a WQE takes: one at least. */
@@ -351,7 +374,7 @@ static u32 eri_sim_req_settle_locked(struct eri_sim_qp *qp, u64 now)
 		if (eri_sim_sb_span(&qp->sb))
 			eri_sim_req_arm_rto_locked(qp, now);
 		else
-			hrtimer_try_to_cancel(&qp->timer);
+			eri_sim_req_disarm_locked(qp);
 	}
 	if (qp->inv_out && eri_psn_diff(qp->sb.una, qp->inv_end_psn) >= 0)
 		qp->inv_out = false;
@@ -404,7 +427,7 @@ static u8 eri_sim_req_wire_opcode(u8 opcode)
 static void eri_sim_req_fill_hdr(struct eri_sim_qp *qp,
 				 const struct eri_sim_swqe *w,
 				 struct eri_wire_hdr *hdr, u32 psn, u32 off,
-				 u8 flags)
+				 u8 flags, u64 now)
 {
 	hdr->opcode = eri_sim_req_wire_opcode(w->opcode);
 	hdr->dqpn = cpu_to_be32(qp->dest_qpn);
@@ -414,7 +437,7 @@ static void eri_sim_req_fill_hdr(struct eri_sim_qp *qp,
 	hdr->rkey = cpu_to_be32(w->rkey);
 	hdr->raddr = cpu_to_be64(w->raddr);
 	hdr->msn = cpu_to_be32(w->msn);
-	hdr->ts = cpu_to_be32(eri_sim_now32());
+	hdr->ts = cpu_to_be32((u32)now);
 	if (w->opcode == ERI_SQ_OP_SEND_INV)
 		hdr->imm = cpu_to_be32(w->inv_rkey);
 	else
@@ -458,7 +481,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	    (win < 2 * ERI_SIM_ACK_EVERY &&
 	     eri_sim_sb_pipe(&qp->sb) + 1 >= win))
 		flags |= ERI_WIRE_ACK_REQ;
-	eri_sim_req_fill_hdr(qp, w, &hdr, psn, off, flags);
+	eri_sim_req_fill_hdr(qp, w, &hdr, psn, off, flags, now);
 	ret = eri_sim_txb_add(qp, &hdr, w, off, len);
 	if (ret)
 		return ret;
@@ -486,7 +509,7 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	if (!skb)
 		return -ENOMEM;
 	eri_sim_req_fill_hdr(qp, w, hdr, psn, off,
-			     flags | ERI_WIRE_FIRST | ERI_WIRE_LAST);
+			     flags | ERI_WIRE_FIRST | ERI_WIRE_LAST, now);
 	hdr->msg_len = cpu_to_be32(len);
 	hdr->raddr = cpu_to_be64(w->raddr + off);
 	hdr->aux = cpu_to_be32(qp->mtu_log);
@@ -514,7 +537,7 @@ static int eri_sim_req_send_atomic_locked(struct eri_sim_qp *qp,
 		return -ENOMEM;
 	eri_sim_req_fill_hdr(qp, w, hdr, w->first_psn, 0,
 			     flags | ERI_WIRE_FIRST | ERI_WIRE_LAST |
-			     ERI_WIRE_ACK_REQ);
+			     ERI_WIRE_ACK_REQ, now);
 	hdr->msg_len = cpu_to_be32(ERI_ATOMIC_LEN);
 	hdr->aux = cpu_to_be32(w->opcode == ERI_SQ_OP_CMP_SWP ?
 			       ERI_ATOMIC_CMP_SWP : ERI_ATOMIC_FETCH_ADD);
@@ -753,7 +776,7 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp)
 	}
 	if (qp->state == ERI_QPS_ERR)
 		return;
-	if (eri_sim_sb_span(&qp->sb) && !hrtimer_is_queued(&qp->timer))
+	if (eri_sim_sb_span(&qp->sb) && qp->deadline == KTIME_MAX)
 		eri_sim_req_arm_rto_locked(qp, now);
 	if (!budget)
 		queue_work(qp->sdev->qp_wq, &qp->tx_work);
@@ -853,7 +876,7 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 
 /* A NAK about @psn, every PSN before which arrived. */
 static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
-				   u32 psn, u32 aux)
+				   u32 psn, u32 aux, u64 now)
 {
 	struct eri_sim_swqe *w;
 
@@ -874,12 +897,12 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 		qp->rnr_retries++;
 		/* The peer answers: its time to answer starts again. */
 		qp->retries = 0;
-		qp->progress_ns = ktime_get_ns();
+		qp->progress_ns = now;
 		/* Everything not delivered goes again after the wait. */
 		eri_sim_sb_lose_all(&qp->sb);
 		qp->rnr_wait = true;
 		qp->timer_probe = false;
-		eri_sim_req_arm_locked(qp, eri_sim_rnr_ns(aux));
+		eri_sim_req_arm_locked(qp, now, eri_sim_rnr_ns(aux));
 		return;
 	case ERI_SYN_SEQ_NAK:
 		return;		/* version 1 only */
@@ -920,8 +943,8 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
 	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
 	u32 ack_psn = be32_to_cpu(hdr->ack_psn) & ERI_PSN_MASK;
-	u32 rtt = eri_sim_now32() - be32_to_cpu(hdr->ts_echo);
 	u64 now = ktime_get_ns();
+	u32 rtt = (u32)now - be32_to_cpu(hdr->ts_echo);
 	u32 acked;
 
 	lockdep_assert_held(&qp->lock);
@@ -972,7 +995,7 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		eri_sim_req_arm_rto_locked(qp, now);
 	if (hdr->opcode == ERI_OP_ACK && hdr->syndrome != ERI_SYN_ACK) {
 		eri_sim_req_nak_locked(qp, hdr->syndrome, psn,
-				       be32_to_cpu(hdr->aux));
+				       be32_to_cpu(hdr->aux), now);
 		if (qp->state == ERI_QPS_ERR)
 			return;
 	}
@@ -995,9 +1018,9 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
 	eri_sim_req_resend_locked(qp, psn, ERI_WIRE_PROBE, now);
 	eri_sim_req_sent_locked(qp);
 	if (qp->rto_at > now)
-		eri_sim_req_arm_locked(qp, qp->rto_at - now);
+		eri_sim_req_arm_locked(qp, now, qp->rto_at - now);
 	else
-		eri_sim_req_arm_locked(qp, 0);
+		eri_sim_req_arm_locked(qp, now, 0);
 }
 
 /**
@@ -1012,18 +1035,21 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
  */
 void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 {
-	ktime_t know = ktime_get();
 	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
 		return;
-	if (ktime_before(know, qp->deadline)) {
-		/* Re-armed while this expiry was on its way. */
-		hrtimer_start(&qp->timer, ktime_sub(qp->deadline, know),
-			      HRTIMER_MODE_REL_SOFT);
+	/* Disarmed since it was started (eri_sim_req_disarm_locked()). */
+	if (qp->deadline == KTIME_MAX)
+		return;
+	if (ktime_before(ns_to_ktime(now), qp->deadline)) {
+		/* Pushed back since it was started: wait on. */
+		hrtimer_start(&qp->timer, qp->deadline, HRTIMER_MODE_ABS_SOFT);
 		return;
 	}
+	/* Due: what follows sets the next deadline, if any. */
+	eri_sim_req_disarm_locked(qp);
 	if (qp->rnr_wait) {
 		/* The wait was the peer's asking: no time of the budget. */
 		qp->rnr_wait = false;
