@@ -14,6 +14,7 @@
 #include <linux/vmalloc.h>
 
 #include "eri_sim_qp.h"
+#include "eri_sim_trace.h"
 
 /*
  * Map into @cq the ring of 2^@depth_log CQEs that the page list at
@@ -207,6 +208,8 @@ int eri_sim_cq_post(struct eri_sim_cq *cq, const struct eri_cqe *cqe)
 	}
 out_unlock:
 	spin_unlock(&cq->lock);
+	if (!overrun)
+		trace_eri_sim_cqe(cq->sdev->ibdev_name, cq->cqn, cqe, event);
 	if (overrun) {
 		eri_sim_aeq_post(cq->sdev, ERI_AEQE_CQ_ERR, cq->cqn, 0);
 		return -ENOSPC;

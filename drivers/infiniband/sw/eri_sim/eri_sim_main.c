@@ -18,6 +18,9 @@
 
 #include "eri_sim_qp.h"
 
+#define CREATE_TRACE_POINTS
+#include "eri_sim_trace.h"
+
 /* Protects eri_sim_devs and the @removing flag of every device on it. */
 static DEFINE_MUTEX(eri_sim_lock);
 static LIST_HEAD(eri_sim_devs);

@@ -26,6 +26,7 @@
 #include <net/udp_tunnel.h>
 
 #include "eri_sim_qp.h"
+#include "eri_sim_trace.h"
 
 /* Sockets of a namespace, by family. */
 enum {
@@ -348,6 +349,7 @@ static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	rcu_read_unlock();
+	trace_eri_sim_rx(sdev->ibdev_name, qp->qpn, nsegs, skb->len);
 
 	spin_lock(&qp->lock);
 	if (qp->type == ERI_QPT_RC)
@@ -788,6 +790,7 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 {
 	u32 npkts = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	struct eri_sim_net *en = qp->sdev->net;
+	u32 len = skb->len;
 	bool sent;
 
 	lockdep_assert_held(&qp->lock);
@@ -813,6 +816,7 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 		kfree_skb(skb);
 		return;
 	}
+	trace_eri_sim_xmit(qp->sdev->ibdev_name, qp->qpn, npkts, len);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_PKTS, npkts);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_SKBS, 1);
 	qp->tx_pkts += npkts;
@@ -867,5 +871,7 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 	} else {
 		hdr->ack_psn = cpu_to_be32(psn);
 	}
+	trace_eri_sim_ack_tx(qp->sdev->ibdev_name, qp->qpn,
+			     be32_to_cpu(hdr->ack_psn), syndrome);
 	eri_sim_pkt_xmit(qp, skb);
 }

@@ -13,6 +13,7 @@
 #include <linux/socket.h>
 
 #include "eri_sim_qp.h"
+#include "eri_sim_trace.h"
 
 struct eri_sim_qp *eri_sim_qp_get(struct eri_sim_dev *sdev, u32 qpn)
 {
@@ -990,6 +991,7 @@ void eri_sim_qp_doorbell(struct eri_sim_dev *sdev, u32 qpn, bool sq)
 
 	if (!qp)
 		return;
+	trace_eri_sim_doorbell(sdev->ibdev_name, qpn, sq);
 	if (sq) {
 		eri_sim_stat_add(sdev, ERI_STAT_SQ_KICKS, 1);
 		atomic64_inc(&qp->sq_kicks);

@@ -19,6 +19,7 @@
 #include <linux/bitfield.h>
 
 #include "eri_sim_qp.h"
+#include "eri_sim_trace.h"
 
 /* InfiniBand RNR timer encodings, in units of 10 us. */
 static const u16 eri_sim_rnr_10us[32] = {
@@ -485,6 +486,8 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	ret = eri_sim_txb_add(qp, &hdr, w, off, len);
 	if (ret)
 		return ret;
+	trace_eri_sim_req_pkt(qp->sdev->ibdev_name, qp->qpn, psn,
+			      hdr.opcode, len);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, len);
 	eri_sim_sb_sent(&qp->sb, psn, false, now);
 	eri_sim_cc_sent(&qp->cc, now, len);
@@ -955,6 +958,8 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		rtt = 0;
 	if (eri_psn_diff(ack_psn, qp->sb.nxt) > 0)
 		return;		/* acknowledges what was never sent */
+	trace_eri_sim_req_ack(qp->sdev->ibdev_name, qp->qpn, ack_psn,
+			      hdr->opcode, rtt);
 	/* CE on a READ or ATOMIC response: the congestion is on our own request path. */
 	if ((hdr->flags & ERI_WIRE_ECE) ||
 	    (pkt->ce && hdr->opcode != ERI_OP_ACK)) {

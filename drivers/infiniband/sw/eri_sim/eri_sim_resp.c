@@ -21,6 +21,7 @@
 #include <linux/overflow.h>
 
 #include "eri_sim_qp.h"
+#include "eri_sim_trace.h"
 
 /* Most response packets one READ request may ask for. */
 #define ERI_SIM_MAX_READ_RESP_PKTS	1024
@@ -649,6 +650,8 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	s32 d;
 
 	lockdep_assert_held(&qp->lock);
+	trace_eri_sim_resp_pkt(qp->sdev->ibdev_name, qp->qpn, psn,
+			       hdr->opcode, len);
 	if (qp->state != ERI_QPS_RTR && qp->state != ERI_QPS_RTS &&
 	    qp->state != ERI_QPS_SQD)
 		return;

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Tracepoints of the software device's datapath, one per stage a message
+ * goes through (Documentation/infiniband/eri.rst, "Tracepoints"): the
+ * doorbell, a packet built by the requester, a buffer handed to the
+ * network stack, a buffer received, a request taken by the responder, an
+ * ACK sent, an ACK taken by the requester, a completion written.  With
+ * their timestamps the time a message spends in each stage can be read
+ * off a trace (docs/design/latency.md).
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM eri_sim
+
+#if !defined(_ERI_SIM_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _ERI_SIM_TRACE_H
+
+#include <linux/bitfield.h>
+#include <linux/eri/eri_io_defs.h>
+#include <linux/tracepoint.h>
+
+/* The device's name in each event: "eri0", cut to fit. */
+#define ERI_SIM_TRACE_DEV_LEN	16
+
+/* A producer rang a QP's send or receive queue doorbell. */
+TRACE_EVENT(eri_sim_doorbell,
+	    TP_PROTO(const char *dev, u32 qpn, bool sq),
+	    TP_ARGS(dev, qpn, sq),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, qpn)
+			     __field(bool, sq)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->qpn = qpn;
+			   __entry->sq = sq;),
+	    TP_printk("%s qpn=%u %s", __entry->dev, __entry->qpn,
+		      __entry->sq ? "sq" : "rq")
+);
+
+/* The requester put a new data packet into the QP's super-packet. */
+TRACE_EVENT(eri_sim_req_pkt,
+	    TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 opcode, u32 len),
+	    TP_ARGS(dev, qpn, psn, opcode, len),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, qpn)
+			     __field(u32, psn)
+			     __field(u32, len)
+			     __field(u8, opcode)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->qpn = qpn;
+			   __entry->psn = psn;
+			   __entry->len = len;
+			   __entry->opcode = opcode;),
+	    TP_printk("%s qpn=%u psn=%u opcode=%u len=%u", __entry->dev,
+		      __entry->qpn, __entry->psn, __entry->opcode, __entry->len)
+);
+
+/* A buffer of @pkts packets, @len bytes, goes to the network stack. */
+TRACE_EVENT(eri_sim_xmit,
+	    TP_PROTO(const char *dev, u32 qpn, u32 pkts, u32 len),
+	    TP_ARGS(dev, qpn, pkts, len),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, qpn)
+			     __field(u32, pkts)
+			     __field(u32, len)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->qpn = qpn;
+			   __entry->pkts = pkts;
+			   __entry->len = len;),
+	    TP_printk("%s qpn=%u pkts=%u len=%u", __entry->dev, __entry->qpn,
+		      __entry->pkts, __entry->len)
+);
+
+/* A received buffer of @pkts packets for QP @qpn was accepted. */
+TRACE_EVENT(eri_sim_rx,
+	    TP_PROTO(const char *dev, u32 qpn, u32 pkts, u32 len),
+	    TP_ARGS(dev, qpn, pkts, len),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, qpn)
+			     __field(u32, pkts)
+			     __field(u32, len)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->qpn = qpn;
+			   __entry->pkts = pkts;
+			   __entry->len = len;),
+	    TP_printk("%s qpn=%u pkts=%u len=%u", __entry->dev, __entry->qpn,
+		      __entry->pkts, __entry->len)
+);
+
+/* The responder took a request packet (before it is checked). */
+TRACE_EVENT(eri_sim_resp_pkt,
+	    TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 opcode, u32 len),
+	    TP_ARGS(dev, qpn, psn, opcode, len),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, qpn)
+			     __field(u32, psn)
+			     __field(u32, len)
+			     __field(u8, opcode)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->qpn = qpn;
+			   __entry->psn = psn;
+			   __entry->len = len;
+			   __entry->opcode = opcode;),
+	    TP_printk("%s qpn=%u psn=%u opcode=%u len=%u", __entry->dev,
+		      __entry->qpn, __entry->psn, __entry->opcode, __entry->len)
+);
+
+/* The responder sends an ACK or NAK. */
+TRACE_EVENT(eri_sim_ack_tx,
+	    TP_PROTO(const char *dev, u32 qpn, u32 ack_psn, u8 syndrome),
+	    TP_ARGS(dev, qpn, ack_psn, syndrome),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, qpn)
+			     __field(u32, ack_psn)
+			     __field(u8, syndrome)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->qpn = qpn;
+			   __entry->ack_psn = ack_psn;
+			   __entry->syndrome = syndrome;),
+	    TP_printk("%s qpn=%u ack_psn=%u syndrome=%u", __entry->dev,
+		      __entry->qpn, __entry->ack_psn, __entry->syndrome)
+);
+
+/* The requester took an ACK, NAK or response up to @ack_psn. */
+TRACE_EVENT(eri_sim_req_ack,
+	    TP_PROTO(const char *dev, u32 qpn, u32 ack_psn, u8 opcode,
+		     u32 rtt_ns),
+	    TP_ARGS(dev, qpn, ack_psn, opcode, rtt_ns),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, qpn)
+			     __field(u32, ack_psn)
+			     __field(u32, rtt_ns)
+			     __field(u8, opcode)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->qpn = qpn;
+			   __entry->ack_psn = ack_psn;
+			   __entry->rtt_ns = rtt_ns;
+			   __entry->opcode = opcode;),
+	    TP_printk("%s qpn=%u ack_psn=%u opcode=%u rtt_ns=%u", __entry->dev,
+		      __entry->qpn, __entry->ack_psn, __entry->opcode,
+		      __entry->rtt_ns)
+);
+
+/* A completion was written into CQ @cqn; @event: a completion event too. */
+TRACE_EVENT(eri_sim_cqe,
+	    TP_PROTO(const char *dev, u32 cqn, const struct eri_cqe *cqe,
+		     bool event),
+	    TP_ARGS(dev, cqn, cqe, event),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __field(u32, cqn)
+			     __field(u32, qpn)
+			     __field(u8, status)
+			     __field(u8, opcode)
+			     __field(bool, sq)
+			     __field(bool, event)),
+	    TP_fast_assign(u32 hdr = le32_to_cpu(cqe->hdr);
+
+			   strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   __entry->cqn = cqn;
+			   __entry->qpn = le32_to_cpu(cqe->qpn);
+			   __entry->status = FIELD_GET(ERI_CQE_HDR_STATUS, hdr);
+			   __entry->opcode = FIELD_GET(ERI_CQE_HDR_OPCODE, hdr);
+			   __entry->sq = hdr & ERI_CQE_HDR_SQ;
+			   __entry->event = event;),
+	    TP_printk("%s cqn=%u qpn=%u %s opcode=%u status=%u event=%u",
+		      __entry->dev, __entry->cqn, __entry->qpn,
+		      __entry->sq ? "sq" : "rq", __entry->opcode,
+		      __entry->status, __entry->event)
+);
+
+#endif /* _ERI_SIM_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE eri_sim_trace
+
+#include <trace/define_trace.h>
