@@ -47,6 +47,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 CONTENDERS = {
@@ -376,6 +377,70 @@ def cpu_delta(s0, s1, wall):
             "ncpu": ncpu}
 
 
+class TrafficSampler:
+    """The VM's busy CPU time and the bytes on a contender's veth, sampled
+    every SAMPLE_S while a client runs (a thread of this process).
+
+    A run's CPU per MB over the client's whole life counts its start-up
+    (two processes, device open, registration, connection), which under
+    TCG takes longer than half a second of traffic and differs between
+    contenders more than their transports do.  The window from the first
+    sample that shows bytes on the veth to the last one that shows more
+    is the time the payload moved: its CPU, per MB of what moved in it,
+    is what a contender costs per byte.
+    """
+
+    SAMPLE_S = 0.025
+
+    def __init__(self, devs):
+        self.paths = ["/sys/class/net/%s/statistics/tx_bytes" % d for d in devs]
+        self.samples = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.loop, daemon=True)
+
+    def sample(self):
+        n = 0
+        for path in self.paths:
+            try:
+                with open(path) as f:
+                    n += int(f.read())
+            except (OSError, ValueError):
+                return
+        tot, idle = proc_stat()
+        self.samples.append((time.monotonic(), tot - idle, n))
+
+    def loop(self):
+        self.sample()
+        while not self.stop.wait(self.SAMPLE_S):
+            self.sample()
+        self.sample()
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def window(self):
+        """busy CPU seconds, veth bytes and seconds from the first sample
+        before bytes moved to the last sample that saw them move; None
+        when they moved in fewer than MIN_SAMPLES samples."""
+        sm = self.samples
+        moved = [i for i in range(1, len(sm)) if sm[i][2] > sm[i - 1][2]]
+        if len(moved) < self.MIN_SAMPLES:
+            return None
+        a, b = sm[moved[0] - 1], sm[moved[-1]]
+        hz = os.sysconf("SC_CLK_TCK")
+        return {"busy_cpu_s": round((b[1] - a[1]) / hz, 3),
+                "link_bytes": b[2] - a[2], "wall_s": round(b[0] - a[0], 3),
+                "samples": moved[-1] - moved[0] + 2}
+
+    # Four samples: 100 ms, ten ticks of each CPU's time.
+    MIN_SAMPLES = 4
+
+
 # ------------------------------------------------------------------ topology
 def setup_topology(names):
     write_sysctl("net.ipv4.conf.all.rp_filter", 0)
@@ -604,8 +669,9 @@ def reason_from(lines):
 
 
 def run_pair(server_cmd, client_cmd, timeout, tag, listen_port=None, ready_wait=10,
-             must_listen=True, server_exits=True):
-    """Start the server, wait for it, run the client with a timeout."""
+             must_listen=True, server_exits=True, veth=()):
+    """Start the server, wait for it, run the client with a timeout; the
+    client's run sampled on the veth ends @veth (TrafficSampler)."""
     d = os.path.join(OUT, "logs")
     os.makedirs(d, exist_ok=True)
     so, co = os.path.join(d, tag + ".server"), os.path.join(d, tag + ".client")
@@ -640,19 +706,21 @@ def run_pair(server_cmd, client_cmd, timeout, tag, listen_port=None, ready_wait=
         left = timeout - (time.monotonic() - t_start)
         s0 = proc_stat()
         c0 = time.monotonic()
-        with open(co, "w") as cf:
+        with open(co, "w") as cf, TrafficSampler(veth) as sampler:
             cli = subprocess.Popen(client_cmd, stdout=cf, stderr=subprocess.STDOUT,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
-        try:
-            rc = cli.wait(timeout=max(left, 1))
-        except subprocess.TimeoutExpired:
-            kill_group(cli)
-            res.update(status="timeout",
-                       reason="no result within the %ds cell timeout (killed)" % timeout,
-                       server_tail=tail(so), client_tail=tail(co))
-            return res, None
-        wall = time.monotonic() - c0
-        res["cpu"] = cpu_delta(s0, proc_stat(), wall)
+            try:
+                rc = cli.wait(timeout=max(left, 1))
+            except subprocess.TimeoutExpired:
+                kill_group(cli)
+                res.update(status="timeout",
+                           reason="no result within the %ds cell timeout (killed)" % timeout,
+                           server_tail=tail(so), client_tail=tail(co))
+                return res, None
+            wall = time.monotonic() - c0
+            res["cpu"] = cpu_delta(s0, proc_stat(), wall)
+        if veth:
+            res["cpu"]["traffic"] = sampler.window()
         # Give the server a moment to finish on its own (sockperf's never does).
         if server_exits:
             try:
@@ -878,7 +946,8 @@ def one_run(c, info, test, size, qps, grid, iters, cond):
     res, text = run_pair(srv, cli, timeout, tag, listen_port=port,
                          ready_wait=4 if c == "siw" else 10,
                          must_listen=(c != "siw"),
-                         server_exits=not (c == "tcp" and kind == "lat"))
+                         server_exits=not (c == "tcp" and kind == "lat"),
+                         veth=ends(c) if kind == "bw" else ())
     rec.update(res)
     rec["link"] = link_delta(s0, link_snapshot(c))
     if e0 is not None:
@@ -963,7 +1032,16 @@ def one_run(c, info, test, size, qps, grid, iters, cond):
                    reason="traffic did not cross the impaired link (%d B on the veth for %d B moved)"
                    % (moved, app))
     if kind == "bw" and rec.get("cpu") and app > 0:
-        rec["cpu"]["cpu_us_per_MB"] = round(rec["cpu"]["busy_cpu_s"] * 1e6 / (app / 1e6), 2)
+        cpu = rec["cpu"]
+        # Over the client's whole life, start-up included.
+        cpu["cpu_us_per_MB_life"] = round(cpu["busy_cpu_s"] * 1e6 / (app / 1e6), 2)
+        # While the payload moved: the window's veth bytes are headers,
+        # ACKs and payload; the run's payload share of all its veth bytes
+        # says how much of them was payload.
+        tw = cpu.get("traffic")
+        if tw and tw["link_bytes"] > 0 and moved > 0:
+            payload = tw["link_bytes"] * min(app / moved, 1.0)
+            cpu["cpu_us_per_MB"] = round(tw["busy_cpu_s"] * 1e6 / (payload / 1e6), 2)
     if app > 0:
         rec["per_MB"] = per_mb(rec, app)
     if spec.get("wire") and rec["status"] == "ok":

@@ -266,8 +266,11 @@ def table(meta, summ, runs, names, conds, extra):
              "for latency (its round trip for ib_read_lat), an iperf3 stream for "
              "bandwidth (its message rate counts 64 B application writes, which the "
              "stream may coalesce).  CPU is the busy CPU time of the whole VM (both "
-             "ends, kernel included) over the client's life, start-up included, per MB "
-             "of payload.")
+             "ends, kernel included) while the payload moved (from the first to the "
+             "last 25 ms sample that saw bytes on the veth; process start-up, device "
+             "open and connection left out), per MB of payload; perftest busy-polls "
+             "its completion queues (the client, and a SEND's server), iperf3 "
+             "sleeps in the kernel.")
     L.append("")
     L.append("| cell | " + " | ".join(conds) + " |")
     L.append("|---|" + "---|" * len(conds))
