@@ -35,72 +35,66 @@ TRACE_EVENT(eri_sim_doorbell,
 		      __entry->sq ? "sq" : "rq")
 );
 
+/* A data packet of a QP: built by the requester, or taken by the responder. */
+DECLARE_EVENT_CLASS(eri_sim_pkt,
+		    TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 opcode,
+			     u32 len),
+		    TP_ARGS(dev, qpn, psn, opcode, len),
+		    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+				     __field(u32, qpn)
+				     __field(u32, psn)
+				     __field(u32, len)
+				     __field(u8, opcode)),
+		    TP_fast_assign(strscpy(__entry->dev, dev,
+					   ERI_SIM_TRACE_DEV_LEN);
+				   __entry->qpn = qpn;
+				   __entry->psn = psn;
+				   __entry->len = len;
+				   __entry->opcode = opcode;),
+		    TP_printk("%s qpn=%u psn=%u opcode=%u len=%u", __entry->dev,
+			      __entry->qpn, __entry->psn, __entry->opcode,
+			      __entry->len)
+);
+
 /* The requester put a new data packet into the QP's super-packet. */
-TRACE_EVENT(eri_sim_req_pkt,
-	    TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 opcode, u32 len),
-	    TP_ARGS(dev, qpn, psn, opcode, len),
-	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
-			     __field(u32, qpn)
-			     __field(u32, psn)
-			     __field(u32, len)
-			     __field(u8, opcode)),
-	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
-			   __entry->qpn = qpn;
-			   __entry->psn = psn;
-			   __entry->len = len;
-			   __entry->opcode = opcode;),
-	    TP_printk("%s qpn=%u psn=%u opcode=%u len=%u", __entry->dev,
-		      __entry->qpn, __entry->psn, __entry->opcode, __entry->len)
-);
-
-/* A buffer of @pkts packets, @len bytes, goes to the network stack. */
-TRACE_EVENT(eri_sim_xmit,
-	    TP_PROTO(const char *dev, u32 qpn, u32 pkts, u32 len),
-	    TP_ARGS(dev, qpn, pkts, len),
-	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
-			     __field(u32, qpn)
-			     __field(u32, pkts)
-			     __field(u32, len)),
-	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
-			   __entry->qpn = qpn;
-			   __entry->pkts = pkts;
-			   __entry->len = len;),
-	    TP_printk("%s qpn=%u pkts=%u len=%u", __entry->dev, __entry->qpn,
-		      __entry->pkts, __entry->len)
-);
-
-/* A received buffer of @pkts packets for QP @qpn was accepted. */
-TRACE_EVENT(eri_sim_rx,
-	    TP_PROTO(const char *dev, u32 qpn, u32 pkts, u32 len),
-	    TP_ARGS(dev, qpn, pkts, len),
-	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
-			     __field(u32, qpn)
-			     __field(u32, pkts)
-			     __field(u32, len)),
-	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
-			   __entry->qpn = qpn;
-			   __entry->pkts = pkts;
-			   __entry->len = len;),
-	    TP_printk("%s qpn=%u pkts=%u len=%u", __entry->dev, __entry->qpn,
-		      __entry->pkts, __entry->len)
+DEFINE_EVENT(eri_sim_pkt, eri_sim_req_pkt,
+	     TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 opcode, u32 len),
+	     TP_ARGS(dev, qpn, psn, opcode, len)
 );
 
 /* The responder took a request packet (before it is checked). */
-TRACE_EVENT(eri_sim_resp_pkt,
-	    TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 opcode, u32 len),
-	    TP_ARGS(dev, qpn, psn, opcode, len),
-	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
-			     __field(u32, qpn)
-			     __field(u32, psn)
-			     __field(u32, len)
-			     __field(u8, opcode)),
-	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
-			   __entry->qpn = qpn;
-			   __entry->psn = psn;
-			   __entry->len = len;
-			   __entry->opcode = opcode;),
-	    TP_printk("%s qpn=%u psn=%u opcode=%u len=%u", __entry->dev,
-		      __entry->qpn, __entry->psn, __entry->opcode, __entry->len)
+DEFINE_EVENT(eri_sim_pkt, eri_sim_resp_pkt,
+	     TP_PROTO(const char *dev, u32 qpn, u32 psn, u8 opcode, u32 len),
+	     TP_ARGS(dev, qpn, psn, opcode, len)
+);
+
+/* A buffer of @pkts packets, @len bytes, of a QP's. */
+DECLARE_EVENT_CLASS(eri_sim_buf,
+		    TP_PROTO(const char *dev, u32 qpn, u32 pkts, u32 len),
+		    TP_ARGS(dev, qpn, pkts, len),
+		    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+				     __field(u32, qpn)
+				     __field(u32, pkts)
+				     __field(u32, len)),
+		    TP_fast_assign(strscpy(__entry->dev, dev,
+					   ERI_SIM_TRACE_DEV_LEN);
+				   __entry->qpn = qpn;
+				   __entry->pkts = pkts;
+				   __entry->len = len;),
+		    TP_printk("%s qpn=%u pkts=%u len=%u", __entry->dev,
+			      __entry->qpn, __entry->pkts, __entry->len)
+);
+
+/* The QP's buffer went to the network stack. */
+DEFINE_EVENT(eri_sim_buf, eri_sim_xmit,
+	     TP_PROTO(const char *dev, u32 qpn, u32 pkts, u32 len),
+	     TP_ARGS(dev, qpn, pkts, len)
+);
+
+/* A received buffer for the QP was accepted. */
+DEFINE_EVENT(eri_sim_buf, eri_sim_rx,
+	     TP_PROTO(const char *dev, u32 qpn, u32 pkts, u32 len),
+	     TP_ARGS(dev, qpn, pkts, len)
 );
 
 /* The responder sends an ACK or NAK. */
