@@ -13,7 +13,8 @@
 # ERI is traced with its eri_sim tracepoints, rdma_rxe with the function
 # tracer on its stage functions; both with the mono clock.  Tracing adds
 # its own cost to every stage: compare the stages, and the untraced runs
-# for the totals.
+# for the totals.  The two busy-polling ends run on CPUs of their own
+# (taskset): sharing one, each waits for the other's time slice.
 set -u
 . "$(dirname "$0")/../vm/lib.sh"
 . "$(dirname "$0")/../vm/eri_pair.sh"
@@ -41,9 +42,11 @@ lat() {
 	local g0 g1
 	g0=$(gid_index "$1" "$A") g1=$(gid_index "$2" "$B")
 	port=$((port + 1))
-	timeout 120 ib_send_lat -d "$2" -x "$g1" -F -s 2 -n "$n" -p "$port" > /tmp/lat.s 2>&1 &
+	timeout 120 taskset -c 1 ib_send_lat -d "$2" -x "$g1" -F -s 2 -n "$n" \
+		-p "$port" > /tmp/lat.s 2>&1 &
 	wait_for 20 listening "$port"
-	timeout 120 ib_send_lat -d "$1" -x "$g0" -F -s 2 -n "$n" -p "$port" "$B" > /tmp/lat.c 2>&1
+	timeout 120 taskset -c 0 ib_send_lat -d "$1" -x "$g0" -F -s 2 -n "$n" \
+		-p "$port" "$B" > /tmp/lat.c 2>&1
 	wait
 	awk -v l="$3" '$1 == 2 { print "# " l ": t_min " $3 ", t_typical " $5 \
 		", t_avg " $6 ", p99 " $8 " us" }' /tmp/lat.c > /tmp/lat.sum
