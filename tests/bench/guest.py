@@ -416,12 +416,15 @@ class TrafficSampler:
         self.sample()
 
     def __enter__(self):
-        self.thread.start()
+        # No veth to watch (latency runs): no thread waking the guest.
+        if self.paths:
+            self.thread.start()
         return self
 
     def __exit__(self, *exc):
-        self.stop.set()
-        self.thread.join()
+        if self.paths:
+            self.stop.set()
+            self.thread.join()
 
     def window(self):
         """busy CPU seconds, veth bytes and seconds from the first sample
