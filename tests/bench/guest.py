@@ -384,10 +384,10 @@ class TrafficSampler:
     A run's CPU per MB over the client's whole life counts its start-up
     (two processes, device open, registration, connection), which under
     TCG takes longer than half a second of traffic and differs between
-    contenders more than their transports do.  The window from the first
-    sample that shows bytes on the veth to the last one that shows more
-    is the time the payload moved: its CPU, per MB of what moved in it,
-    is what a contender costs per byte.
+    contenders more than their transports do.  The window in which the
+    bulk of the run's bytes crossed the veth (window()) is the time the
+    payload moved: its CPU, per MB of what moved in it, is what a
+    contender costs per byte.
     """
 
     SAMPLE_S = 0.025
@@ -427,18 +427,26 @@ class TrafficSampler:
             self.thread.join()
 
     def window(self):
-        """busy CPU seconds, veth bytes and seconds from the first sample
-        before bytes moved to the last sample that saw them move; None
-        when they moved in fewer than MIN_SAMPLES samples."""
+        """busy CPU seconds, veth bytes and seconds over the bulk of the
+        traffic: from the last sample before 5% of the run's veth bytes
+        had moved to the first one after 95% had (the tools' own control
+        connections cross the veth too, seconds before and after the
+        payload, with a few kilobytes); None when that took fewer than
+        MIN_SAMPLES samples."""
         sm = self.samples
-        moved = [i for i in range(1, len(sm)) if sm[i][2] > sm[i - 1][2]]
-        if len(moved) < self.MIN_SAMPLES:
+        if len(sm) < 2 or sm[-1][2] <= sm[0][2]:
             return None
-        a, b = sm[moved[0] - 1], sm[moved[-1]]
+        total = sm[-1][2] - sm[0][2]
+        lo, hi = sm[0][2] + 0.05 * total, sm[0][2] + 0.95 * total
+        first = max(i for i in range(len(sm)) if sm[i][2] <= lo)
+        last = min(i for i in range(len(sm)) if sm[i][2] >= hi)
+        if last - first < self.MIN_SAMPLES:
+            return None
+        a, b = sm[first], sm[last]
         hz = os.sysconf("SC_CLK_TCK")
         return {"busy_cpu_s": round((b[1] - a[1]) / hz, 3),
                 "link_bytes": b[2] - a[2], "wall_s": round(b[0] - a[0], 3),
-                "samples": moved[-1] - moved[0] + 2}
+                "samples": last - first + 1}
 
     # Four samples: 100 ms, ten ticks of each CPU's time.
     MIN_SAMPLES = 4
