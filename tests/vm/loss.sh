@@ -89,11 +89,15 @@ integrity() {
 }
 
 SEVERAL=1 integrity "lossless"
-# A lossless link moves without retransmissions and finds no loss; a
-# guest stalled by its (emulating, shared) host may time a window out now
-# and then and send it again: at most 2 packets in 100.
-check "lossless: no loss detected (${delta[fast_retrans]} fast retransmits)" \
-	test "${delta[fast_retrans]}" = 0
+# A lossless link moves almost without retransmissions and finds almost no
+# loss: a guest stalled by its (emulating, shared) host may time a window
+# out now and then and send it again, and a veth delivers what each CPU
+# sent from that CPU's backlog, so a QP whose requester ran on two CPUs
+# (the doorbell in the process, an ACK in a softirq) can see a few packets
+# overtaken and declared lost (one run: 59 of 22533, 1 sent again): at
+# most 2 packets in 100.
+check "lossless: losses detected at most 2% of packets (${delta[fast_retrans]} fast retransmits)" \
+	test $((delta[fast_retrans] * 50)) -le "${delta[tx_pkts]}"
 check "lossless: retransmissions at most 2% of packets (${delta[retrans_pkts]} of ${delta[tx_pkts]})" \
 	test $((delta[retrans_pkts] * 50)) -le "${delta[tx_pkts]}"
 check "lossless: duplicates at most 2% of packets (${delta[dup_pkts]})" \
