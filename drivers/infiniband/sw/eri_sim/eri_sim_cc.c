@@ -5,6 +5,7 @@
  * departures at the rate the algorithm set.  See eri_sim_cc.h for the rules
  * (caller holds qp->lock, time passed in, no allocation).
  */
+#include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
@@ -65,6 +66,50 @@ u64 eri_sim_cc_rate(u32 cwnd, u32 mtu, u64 rtt_ns, u32 gain)
 }
 
 /**
+ * eri_sim_cc_wmin_reset() - forget a windowed minimum's samples
+ * @w: the minimum
+ * @now_ns: the current time, the start of its first bucket
+ */
+void eri_sim_cc_wmin_reset(struct eri_sim_cc_wmin *w, u64 now_ns)
+{
+	w->v[0] = U64_MAX;
+	w->v[1] = U64_MAX;
+	w->start_ns = now_ns;
+}
+
+/**
+ * eri_sim_cc_wmin_update() - add a sample to a windowed minimum
+ * @w: the minimum
+ * @now_ns: the current time, not before that of earlier calls
+ * @win_ns: the window, at least 2 ns
+ * @sample: the sample; U64_MAX adds none (ages the buckets only)
+ *
+ * Buckets last @win_ns / 2 each, back to back from the reset; the minimum is
+ * that of the current bucket and of the one before it.  So a sample counts
+ * for at least @win_ns / 2 and less than @win_ns, and
+ * the minimum follows a rise of the samples within a window without keeping
+ * any per-sample history.
+ *
+ * Return: the smallest sample of the current and the previous bucket,
+ * U64_MAX for none.
+ */
+u64 eri_sim_cc_wmin_update(struct eri_sim_cc_wmin *w, u64 now_ns,
+			   u64 win_ns, u64 sample)
+{
+	u64 half = max(win_ns / 2, 1ULL), n;
+
+	if (now_ns - w->start_ns >= half) {
+		n = div64_u64(now_ns - w->start_ns, half);
+		/* The current bucket becomes the previous one, or is too old. */
+		w->v[1] = n == 1 ? w->v[0] : U64_MAX;
+		w->v[0] = U64_MAX;
+		w->start_ns += n * half;
+	}
+	w->v[0] = min(w->v[0], sample);
+	return min(w->v[0], w->v[1]);
+}
+
+/**
  * eri_sim_cc_init() - start a QP's congestion control
  * @cc: the state, of a QP not yet sending (or under qp->lock)
  * @algo: the algorithm; an unknown one gives ERI_SIM_CC_DEFAULT
@@ -80,26 +125,34 @@ void eri_sim_cc_init(struct eri_sim_cc *cc, enum eri_sim_cc_algo algo,
 	cc->algo = algo;
 	cc->mtu = clamp(mtu, 1U, 65536U);
 	cc->next_send_ns = now_ns;
+	eri_sim_cc_wmin_reset(&cc->min_rtt, now_ns);
 	eri_sim_cc_ops(cc)->init(cc, now_ns);
 }
 
-/* RFC 6298 smoothing with gains 1/8 and 1/4, in nanoseconds. */
-static void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 rtt_ns)
+/*
+ * RFC 6298 smoothing with gains 1/8 and 1/4, in nanoseconds; the windowed
+ * minimum; the sums behind the mean RTT.
+ */
+static void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns,
+				  u64 rtt_ns)
 {
 	u64 delta;
 
+	cc->rtt_samples++;
+	cc->rtt_sum_ns += rtt_ns;
+	cc->min_rtt_ns = eri_sim_cc_wmin_update(&cc->min_rtt, now_ns,
+						ERI_SIM_CC_MIN_RTT_WIN_NS,
+						rtt_ns);
 	if (!cc->srtt_ns) {
 		cc->srtt_ns = rtt_ns;
 		cc->rttvar_ns = rtt_ns / 2;
-		cc->min_rtt_ns = rtt_ns;
 		return;
 	}
 	delta = cc->srtt_ns > rtt_ns ? cc->srtt_ns - rtt_ns :
 				       rtt_ns - cc->srtt_ns;
 	cc->rttvar_ns = cc->rttvar_ns - cc->rttvar_ns / 4 + delta / 4;
-	cc->srtt_ns = cc->srtt_ns - cc->srtt_ns / 8 + rtt_ns / 8;
 	/* srtt stays at least 1: it was, and loses at most an eighth. */
-	cc->min_rtt_ns = min(cc->min_rtt_ns, rtt_ns);
+	cc->srtt_ns = cc->srtt_ns - cc->srtt_ns / 8 + rtt_ns / 8;
 }
 
 /**
@@ -117,8 +170,9 @@ void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 	if (rtt_ns > ERI_SIM_CC_MAX_RTT_NS)
 		rtt_ns = 0;
 	cc->acks++;
+	cc->delivered += acked_pkts;
 	if (rtt_ns)
-		eri_sim_cc_rtt_sample(cc, rtt_ns);
+		eri_sim_cc_rtt_sample(cc, now_ns, rtt_ns);
 	eri_sim_cc_ops(cc)->on_ack(cc, now_ns, rtt_ns, acked_pkts,
 				   inflight_pkts);
 }

@@ -48,6 +48,8 @@ enum eri_sim_cc_algo {
 #define ERI_SIM_CC_PACE_BURST	4
 /* RTT samples above this are taken as bogus and ignored (about 17 s). */
 #define ERI_SIM_CC_MAX_RTT_NS	BIT_ULL(34)
+/* min_rtt is the smallest RTT sampled within about this long (10 s). */
+#define ERI_SIM_CC_MIN_RTT_WIN_NS (10ULL * 1000 * 1000 * 1000)
 /* Retransmission timeout before the first RTT sample (before clamping). */
 #define ERI_SIM_CC_INIT_RTO_NS	(10ULL * 1000 * 1000)
 
@@ -98,6 +100,21 @@ enum eri_sim_cc_algo {
 /* Increase or decay periods one call applies at most (after long idling). */
 #define ERI_SIM_CC_DCQCN_MAX_CATCHUP	64
 
+/**
+ * struct eri_sim_cc_wmin - a windowed minimum of u64 samples
+ * @v: the smallest sample of the current bucket ([0]) and of the one before
+ *	([1]); U64_MAX for none
+ * @start_ns: when the current bucket started
+ *
+ * Time is cut into buckets of half the window; the minimum is that of the
+ * current and the previous bucket, so it covers the last half window at
+ * least and the last window at most.  See eri_sim_cc_wmin_update().
+ */
+struct eri_sim_cc_wmin {
+	u64 v[2];
+	u64 start_ns;
+};
+
 struct eri_sim_cc_swift {
 	u32 ssthresh;		/* fixed point; slow start below it */
 	u32 round_losses;	/* losses since round_start_ns */
@@ -129,7 +146,12 @@ struct eri_sim_cc_dcqcn {
  * @srtt_ns: smoothed RTT (RFC 6298, in ns, shared by the algorithms); 0
  *	before the first sample
  * @rttvar_ns: RTT variation (RFC 6298, in ns)
- * @min_rtt_ns: the lowest RTT sampled; 0 before the first sample
+ * @min_rtt_ns: the lowest RTT sampled within the last ERI_SIM_CC_MIN_RTT_WIN_NS
+ *	(at least half of it); 0 before the first sample
+ * @min_rtt: the windowed minimum behind @min_rtt_ns
+ * @rtt_samples: RTT samples taken since eri_sim_cc_init()
+ * @rtt_sum_ns: their sum, for a mean RTT
+ * @delivered: packets acknowledged since eri_sim_cc_init()
  * @acks: eri_sim_cc_on_ack() calls since eri_sim_cc_init()
  * @ecn_echoes: ACKs that echoed a CE mark since eri_sim_cc_init()
  * @losses: fast retransmits (loss inferred from SACK) since eri_sim_cc_init()
@@ -151,6 +173,10 @@ struct eri_sim_cc {
 	u64 srtt_ns;
 	u64 rttvar_ns;
 	u64 min_rtt_ns;
+	struct eri_sim_cc_wmin min_rtt;
+	u64 rtt_samples;
+	u64 rtt_sum_ns;
+	u64 delivered;
 	u64 acks;
 	u64 ecn_echoes;
 	u64 losses;
@@ -191,6 +217,9 @@ struct eri_sim_cc_ops {
 extern const struct eri_sim_cc_ops eri_sim_cc_swift_ops;
 extern const struct eri_sim_cc_ops eri_sim_cc_dcqcn_ops;
 
+void eri_sim_cc_wmin_reset(struct eri_sim_cc_wmin *w, u64 now_ns);
+u64 eri_sim_cc_wmin_update(struct eri_sim_cc_wmin *w, u64 now_ns,
+			   u64 win_ns, u64 sample);
 u64 eri_sim_cc_rate(u32 cwnd, u32 mtu, u64 rtt_ns, u32 gain);
 
 #endif /* _ERI_SIM_CC_H_ */

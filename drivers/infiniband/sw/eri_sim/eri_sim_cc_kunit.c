@@ -13,6 +13,7 @@
 
 #define T_MTU		4096U
 #define T_US		1000ULL
+#define T_MS_STEP	(1000 * T_US)
 #define T_FP(pkts)	((u32)(pkts) << ERI_SIM_CC_FP_SHIFT)
 
 /* A window of acknowledgements, one ACK per packet. */
@@ -82,6 +83,46 @@ static void eri_sim_cc_test_rtt(struct kunit *test)
 	t_ack_pkts(&cc, &(u64){ 1000 }, 1, 1, 500, 0);
 	KUNIT_EXPECT_GE(test, cc.srtt_ns, 1);
 	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 1);
+}
+
+/* min_rtt is a windowed minimum; the engine sums samples and deliveries. */
+static void eri_sim_cc_test_min_rtt_window(struct kunit *test)
+{
+	const u64 win = ERI_SIM_CC_MIN_RTT_WIN_NS;
+	struct eri_sim_cc_wmin w;
+	struct eri_sim_cc cc;
+	u64 now = 0;
+
+	eri_sim_cc_init(&cc, ERI_SIM_CC_FIXED, T_MTU, 0);
+	eri_sim_cc_on_ack(&cc, now, 100 * T_US, 3, 0);
+	eri_sim_cc_on_ack(&cc, now += T_US, 0, 2, 0);
+	eri_sim_cc_on_ack(&cc, now += T_US, 300 * T_US, 0, 0);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 100 * T_US);
+	KUNIT_EXPECT_EQ(test, cc.rtt_samples, 2);
+	KUNIT_EXPECT_EQ(test, cc.rtt_sum_ns, 400 * T_US);
+	KUNIT_EXPECT_EQ(test, cc.delivered, 5);
+
+	/* Kept for at least half the window... */
+	for (now = T_MS_STEP; now < win / 2; now += T_MS_STEP)
+		eri_sim_cc_on_ack(&cc, now, 300 * T_US, 1, 0);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 100 * T_US);
+	/* ...and forgotten within the window: the base RTT may rise. */
+	for (; now <= win; now += T_MS_STEP)
+		eri_sim_cc_on_ack(&cc, now, 300 * T_US, 1, 0);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 300 * T_US);
+	/* A smaller sample wins at once. */
+	eri_sim_cc_on_ack(&cc, now, 200 * T_US, 1, 0);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 200 * T_US);
+
+	/* The buckets: a sample counts for [win / 2, win). */
+	eri_sim_cc_wmin_reset(&w, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_wmin_update(&w, 0, 100, U64_MAX),
+			U64_MAX);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_wmin_update(&w, 49, 100, 7), 7);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_wmin_update(&w, 99, 100, 9), 7);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_wmin_update(&w, 100, 100, 9), 9);
+	/* A long gap forgets both buckets. */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_wmin_update(&w, 1000, 100, 11), 11);
 }
 
 /* The clock is a plain u64: times near 2^63 and beyond work the same. */
@@ -351,7 +392,8 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 	/* At or above a packet: cwnd * mtu / srtt * 1.25. */
 	t_swift_ca(&cc, &now, 32);
 	cc.srtt_ns = 1000 * T_US;
-	cc.min_rtt_ns = 1000 * T_US;
+	/* The base RTT becomes 1 ms: the 100 us sample is forgotten. */
+	eri_sim_cc_wmin_reset(&cc.min_rtt, now);
 	eri_sim_cc_on_ack(&cc, ++now, 1000 * T_US, 0, 32);
 	/* 32 * 4096 B per ms = 131072000 B/s, times 1.25. */
 	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 163840000ULL);
@@ -552,6 +594,7 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 
 static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_rtt),
+	KUNIT_CASE(eri_sim_cc_test_min_rtt_window),
 	KUNIT_CASE(eri_sim_cc_test_large_clock),
 	KUNIT_CASE(eri_sim_cc_test_fixed),
 	KUNIT_CASE(eri_sim_cc_test_swift_growth),
