@@ -244,8 +244,8 @@ u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc)
  *
  * The next departure is one packet time at the pacing rate after this one.
  * A sender that was idle gets a credit of up to ERI_SIM_CC_PACE_BURST - 1
- * packet times, so it may send that many back to back; a window below one
- * packet gets none, since pacing is what enforces it.
+ * packet times, so it may send that many back to back; a window of one
+ * packet or less gets none, since pacing is what enforces it.
  */
 void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes)
 {
@@ -254,7 +254,7 @@ void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes)
 	if (!cc->pacing_rate)
 		return;
 	gap = div64_u64((u64)max(bytes, 1U) * NSEC_PER_SEC, cc->pacing_rate);
-	credit = cc->cwnd < ERI_SIM_CC_ONE ? 0 :
+	credit = cc->cwnd <= ERI_SIM_CC_ONE ? 0 :
 		 gap * (ERI_SIM_CC_PACE_BURST - 1);
 	base = now_ns > credit ? now_ns - credit : 0;
 	base = max(base, cc->next_send_ns);

@@ -55,18 +55,20 @@ enum eri_sim_cc_algo {
 
 /*
  * Swift: a delay target of min_rtt plus the larger of QDELAY_NS and
- * min_rtt >> QDELAY_SHIFT; additive increase of AI packets per RTT below it
- * (slow start, doubling per RTT, below ssthresh); above it a cut of
- * BETA * (delay - target) / delay, at most MAX_MDF, at most once per RTT.
- * Windows stay in [MIN_CWND, ERI_SIM_CC_MAX_WND]; below one packet, pacing
- * spaces packets srtt / cwnd apart.  Losses cut (by MAX_MDF, once per RTT)
- * only when the delay was above target or when more than one in LOSS_DIV of
- * the window's packets was lost within one RTT: an isolated loss does not.
+ * min_rtt >> QDELAY_SHIFT; the delay compared with it is the standing delay,
+ * the smallest sample of about the last srtt; additive increase of AI
+ * packets per RTT below it (slow start, doubling per RTT, below ssthresh);
+ * above it a cut of BETA * (delay - target) / delay, at most MAX_MDF, at
+ * most once per RTT.  Windows stay in [MIN_CWND, ERI_SIM_CC_MAX_WND]; at
+ * MIN_CWND, one packet, pacing spaces packets srtt apart.  Losses cut (by
+ * MAX_MDF, once per RTT) only when the delay was above target or when more
+ * than one in LOSS_DIV of the window's packets was lost within one RTT: an
+ * isolated loss does not.
  * A timeout collapses the window to one packet; slow start recovers to half
  * the window the timeout found.  Ratios are in 1/1024.
  */
 #define ERI_SIM_CC_SWIFT_INIT_CWND	16
-#define ERI_SIM_CC_SWIFT_MIN_CWND	(ERI_SIM_CC_ONE / 64)
+#define ERI_SIM_CC_SWIFT_MIN_CWND	ERI_SIM_CC_ONE
 #define ERI_SIM_CC_SWIFT_AI		ERI_SIM_CC_ONE
 #define ERI_SIM_CC_SWIFT_BETA		819	/* 0.8 */
 #define ERI_SIM_CC_SWIFT_MAX_MDF	512	/* 0.5 */
@@ -74,7 +76,7 @@ enum eri_sim_cc_algo {
 #define ERI_SIM_CC_SWIFT_QDELAY_SHIFT	1
 #define ERI_SIM_CC_SWIFT_LOSS_DIV	8
 #define ERI_SIM_CC_SWIFT_LOSS_MIN	2
-#define ERI_SIM_CC_SWIFT_PACE_GAIN	1280	/* 1.25, window of a packet or more */
+#define ERI_SIM_CC_SWIFT_PACE_GAIN	1280	/* 1.25, window above a packet */
 #define ERI_SIM_CC_SWIFT_SS_PACE_GAIN	2048	/* 2, in slow start */
 
 /*
@@ -120,7 +122,8 @@ struct eri_sim_cc_swift {
 	u32 round_losses;	/* losses since round_start_ns */
 	u64 round_start_ns;
 	u64 next_cut_ns;	/* no cut before this */
-	u64 last_delay_ns;	/* latest RTT sample */
+	u64 delay_ns;		/* standing delay; 0: no sample yet */
+	struct eri_sim_cc_wmin standing;	/* behind delay_ns */
 };
 
 struct eri_sim_cc_dcqcn {

@@ -28,6 +28,13 @@ static void t_ack_pkts(struct eri_sim_cc *cc, u64 *now, u64 step, u64 rtt,
 	}
 }
 
+/* Swift's standing delay forgets its samples: the next one sets it. */
+static void t_swift_fresh_delay(struct eri_sim_cc *cc, u64 now)
+{
+	eri_sim_cc_wmin_reset(&cc->swift.standing, now);
+	cc->swift.delay_ns = 0;
+}
+
 /* ------------------------------------------------------------ RTT estimator */
 
 static void eri_sim_cc_test_rtt(struct kunit *test)
@@ -138,6 +145,7 @@ static void eri_sim_cc_test_large_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.srtt_ns, 100 * T_US);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 32);
 	/* One cut per RTT, as at small times. */
+	t_swift_fresh_delay(&cc, now);
 	eri_sim_cc_on_ack(&cc, now, 1000 * T_US, 1, 32);
 	cwnd = cc.cwnd;
 	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
@@ -186,7 +194,10 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
 
 /* ------------------------------------------------------------------ swift */
 
-/* Swift at @cwnd packets in congestion avoidance, srtt and min_rtt 100 us. */
+/*
+ * Swift at @cwnd packets in congestion avoidance, srtt and min_rtt 100 us,
+ * the standing delay not yet sampled.
+ */
 static void t_swift_ca(struct eri_sim_cc *cc, u64 *now, u32 cwnd)
 {
 	eri_sim_cc_init(cc, ERI_SIM_CC_SWIFT, T_MTU, 0);
@@ -194,6 +205,7 @@ static void t_swift_ca(struct eri_sim_cc *cc, u64 *now, u32 cwnd)
 	eri_sim_cc_on_ack(cc, ++*now, 100 * T_US, 0, 0);
 	cc->cwnd = T_FP(cwnd);
 	cc->swift.ssthresh = T_FP(cwnd);
+	t_swift_fresh_delay(cc, *now);
 }
 
 static void eri_sim_cc_test_swift_growth(struct kunit *test)
@@ -415,7 +427,7 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 	eri_sim_cc_sent(&cc, t, T_MTU);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + gap);
 
-	/* Below a packet: the window is enforced by pacing alone. */
+	/* At the floor, one packet: one packet per srtt, no burst. */
 	t_swift_ca(&cc, &now, 2);
 	cc.srtt_ns = 100 * T_US;
 	for (i = 0; i < 10; i++) {
@@ -425,19 +437,58 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 		cc.srtt_ns = 100 * T_US;
 	}
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_SWIFT_MIN_CWND);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
 	eri_sim_cc_on_ack(&cc, ++now, 0, 0, 1);
-	/* 1/64 packet per 100 us: one packet every 6.4 ms, no burst. */
-	KUNIT_EXPECT_EQ(test, cc.pacing_rate, (u64)T_MTU * 10000 / 64);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, (u64)T_MTU * 10000);
 	eri_sim_cc_sent(&cc, now, T_MTU);
-	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 6400 * T_US);
-	eri_sim_cc_sent(&cc, now + 6400 * T_US, T_MTU);
-	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 12800 * T_US);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 100 * T_US);
+	eri_sim_cc_sent(&cc, now + 100 * T_US, T_MTU);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 200 * T_US);
 
-	/* Below a packet, growth is AI per ACK back to one packet. */
+	/* From the floor, additive increase: a packet per window of ACKs. */
 	eri_sim_cc_on_ack(&cc, ++now, 100 * T_US, 1, 0);
 	KUNIT_EXPECT_EQ(test, cc.cwnd,
 			ERI_SIM_CC_SWIFT_MIN_CWND + ERI_SIM_CC_SWIFT_AI);
+}
+
+/*
+ * The standing delay: with one early sample in each RTT (reordering over a
+ * delayed path), Swift neither cuts nor starves; once every sample of an RTT
+ * is late, it cuts.
+ */
+static void eri_sim_cc_test_swift_standing(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 now;
+	u32 i;
+
+	t_swift_ca(&cc, &now, 40);
+	/* min_rtt 100 us, target 200 us; srtt climbs towards 800 us. */
+	for (i = 0; i < 4000; i++) {
+		now += 25 * T_US;
+		eri_sim_cc_on_ack(&cc, now, i % 4 ? 1000 * T_US : 100 * T_US,
+				  1, 40);
+	}
+	KUNIT_EXPECT_EQ(test, cc.cuts, 0);
+	KUNIT_EXPECT_GE(test, eri_sim_cc_window(&cc), 40);
+	KUNIT_EXPECT_EQ(test, cc.min_rtt_ns, 100 * T_US);
+
+	/* Only late samples for two srtt: the standing delay is late. */
+	for (i = 0; i < 200; i++) {
+		now += 25 * T_US;
+		eri_sim_cc_on_ack(&cc, now, 1000 * T_US, 1, 40);
+	}
+	KUNIT_EXPECT_GE(test, cc.cuts, 1);
+
+	/* The floor holds against any delay: a packet per RTT, never less. */
+	for (i = 0; i < 2000; i++) {
+		now += 100 * T_US;
+		eri_sim_cc_on_ack(&cc, now, 5000 * T_US, 1, 1);
+	}
+	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_SWIFT_MIN_CWND);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
+	KUNIT_EXPECT_GT(test, cc.pacing_rate, 0);
 }
 
 /* ------------------------------------------------------------------ DCQCN */
@@ -602,6 +653,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_swift_loss),
 	KUNIT_CASE(eri_sim_cc_test_swift_timeout),
 	KUNIT_CASE(eri_sim_cc_test_swift_pacing),
+	KUNIT_CASE(eri_sim_cc_test_swift_standing),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_cut),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_increase),
 	{}

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * eri_sim congestion control: a delay-based window in the style of Swift
- * (Kumar et al., SIGCOMM 2020).  The RTT of each ACK is compared with a
- * target; below it the window grows additively (after slow start), above it
- * the window is cut in proportion to how far the delay overshot, at most once
- * per RTT.  Random losses that come without queueing delay are not taken as
- * congestion.  Parameters and their values: eri_sim_cc.h.
+ * (Kumar et al., SIGCOMM 2020).  The standing delay (the smallest RTT sample
+ * of about the last smoothed RTT, so that one late sample is not taken for a
+ * queue) is compared with a target; below it the window grows additively
+ * (after slow start), above it the window is cut in proportion to how far
+ * the delay overshot, at most once per RTT.  Random losses that come
+ * without queueing delay are not taken as congestion.  Parameters and their
+ * values: eri_sim_cc.h.
  */
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -30,7 +32,7 @@ static void swift_set_cwnd(struct eri_sim_cc *cc, u64 cwnd)
 
 	cc->cwnd = clamp_t(u64, cwnd, ERI_SIM_CC_SWIFT_MIN_CWND,
 			   SWIFT_MAX_CWND);
-	if (cc->cwnd < ERI_SIM_CC_ONE)
+	if (cc->cwnd <= ERI_SIM_CC_ONE)
 		gain = 1024;
 	else if (cc->cwnd < s->ssthresh)
 		gain = ERI_SIM_CC_SWIFT_SS_PACE_GAIN;
@@ -62,6 +64,7 @@ static void swift_init(struct eri_sim_cc *cc, u64 now_ns)
 
 	s->ssthresh = SWIFT_MAX_CWND;
 	s->round_start_ns = now_ns;
+	eri_sim_cc_wmin_reset(&s->standing, now_ns);
 	swift_set_cwnd(cc, (u64)ERI_SIM_CC_SWIFT_INIT_CWND << ERI_SIM_CC_FP_SHIFT);
 }
 
@@ -74,13 +77,10 @@ static void swift_grow(struct eri_sim_cc *cc, u32 acked_pkts)
 		/* Slow start: a packet more per packet acknowledged. */
 		cwnd = min_t(u64, cwnd + ((u64)acked_pkts << ERI_SIM_CC_FP_SHIFT),
 			     s->ssthresh);
-	} else if (cwnd >= ERI_SIM_CC_ONE) {
+	} else {
 		/* AI packets per window's worth of ACKs: AI per RTT. */
 		cwnd += div64_u64((u64)ERI_SIM_CC_SWIFT_AI * acked_pkts <<
 				  ERI_SIM_CC_FP_SHIFT, cwnd);
-	} else {
-		/* Below a packet, one ACK per RTT: AI per ACK. */
-		cwnd += (u64)ERI_SIM_CC_SWIFT_AI * acked_pkts;
 	}
 	swift_set_cwnd(cc, cwnd);
 }
@@ -91,9 +91,11 @@ static void swift_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 	struct eri_sim_cc_swift *s = &cc->swift;
 	u64 delay, target, cwnd_pkts;
 
+	/* The standing delay: the smallest sample of about the last srtt. */
 	if (rtt_ns)
-		s->last_delay_ns = rtt_ns;
-	delay = s->last_delay_ns;
+		s->delay_ns = eri_sim_cc_wmin_update(&s->standing, now_ns,
+						     cc->srtt_ns, rtt_ns);
+	delay = s->delay_ns;
 	target = swift_target_ns(cc);
 
 	if (!delay || delay < target) {
@@ -138,7 +140,7 @@ static void swift_on_loss(struct eri_sim_cc *cc, u64 now_ns)
 	 * A loss while the queue is over target, or a burst of them within an
 	 * RTT, is congestion; an isolated loss on a short queue is noise.
 	 */
-	if ((s->last_delay_ns && s->last_delay_ns >= swift_target_ns(cc)) ||
+	if ((s->delay_ns && s->delay_ns >= swift_target_ns(cc)) ||
 	    s->round_losses >= burst)
 		swift_cut(cc, now_ns, ERI_SIM_CC_SWIFT_MAX_MDF);
 }
@@ -153,7 +155,8 @@ static void swift_on_timeout(struct eri_sim_cc *cc, u64 now_ns)
 	s->round_start_ns = now_ns;
 	s->round_losses = 0;
 	/* Delay samples from before the timeout say nothing of now. */
-	s->last_delay_ns = 0;
+	s->delay_ns = 0;
+	eri_sim_cc_wmin_reset(&s->standing, now_ns);
 	cc->cuts++;
 	swift_set_cwnd(cc, ERI_SIM_CC_ONE);
 }
