@@ -33,6 +33,7 @@ enum eri_aq_opcode {
 	ERI_AQ_OP_MODIFY_SRQ = 16,
 	ERI_AQ_OP_QUERY_SRQ = 17,
 	ERI_AQ_OP_DESTROY_SRQ = 18,
+	ERI_AQ_OP_QUERY_CC = 19,
 	ERI_AQ_OP_MAX,
 };
 
@@ -96,6 +97,7 @@ static_assert(sizeof(struct eri_aq_query_device_cmd) == ERI_AQ_SQE_SIZE);
 #define ERI_DEV_CAP_FAST_REG		BIT(5)	/* REG_MR and LOCAL_INV WRs */
 #define ERI_DEV_CAP_IPV6		BIT(6)	/* GIDs not IPv4-mapped */
 #define ERI_DEV_CAP_CQ_PBL		BIT(7)	/* CQ rings by page list */
+#define ERI_DEV_CAP_CC_NAMES		BIT(8)	/* QUERY_CC names cc_algos */
 
 struct eri_aq_device_attr {
 	__le64 fw_version;
@@ -124,8 +126,8 @@ struct eri_aq_device_attr {
 	u8 ud_sq_wqe_shift;		/* send WQEs of UD and GSI QPs */
 	u8 reserved1[2];
 	__le32 max_fast_reg_pages;	/* pages of a fast-registration region */
-	__le32 cc_algos;		/* BIT(enum eri_cc_algo) implemented */
-	u8 cc_default;			/* enum eri_cc_algo after a reset */
+	__le32 cc_algos;		/* BIT(index) of each CC algorithm */
+	u8 cc_default;			/* CC algorithm index after a reset */
 	u8 reserved2[3];
 	u8 reserved[32];
 };
@@ -435,6 +437,10 @@ enum eri_cc_algo {
 	ERI_CC_NUM,
 };
 
+/* Algorithm indexes are below ERI_CC_MAX_ALGOS; QUERY_CC names them. */
+#define ERI_CC_MAX_ALGOS		32	/* bits of cc_algos */
+#define ERI_CC_NAME_MAX			16	/* a name and its NUL */
+
 /* Fields of struct eri_qp_attr that MODIFY_QP applies. */
 #define ERI_QP_ATTR_STATE		BIT(0)
 #define ERI_QP_ATTR_ACCESS		BIT(1)
@@ -487,7 +493,7 @@ struct eri_qp_attr {
 	__le64 ooo_pkts;		/* requests that arrived out of order */
 	__le32 cwnd;			/* packets the QP may have in flight */
 	__le32 srtt_us;			/* smoothed RTT, 0 before a sample */
-	u8 cc_algo;			/* enum eri_cc_algo */
+	u8 cc_algo;			/* CC algorithm index (QUERY_CC) */
 	u8 reserved1[3];
 	/* MODIFY_QP and QUERY_QP. */
 	__le32 qkey;			/* UD and GSI: the QP's Q_Key */
@@ -541,8 +547,8 @@ static_assert(sizeof(struct eri_aq_query_stats_cmd) == ERI_AQ_SQE_SIZE);
 
 /*
  * SET_CC: QPs created from now on use congestion-control algorithm @algo
- * (enum eri_cc_algo), which must be in QUERY_DEVICE's cc_algos; existing QPs
- * keep theirs.  A reset restores cc_default.
+ * (an index), which must be in QUERY_DEVICE's cc_algos; existing QPs keep
+ * theirs.  A reset restores cc_default.
  */
 struct eri_aq_set_cc_cmd {
 	struct eri_aq_cmd_hdr hdr;
@@ -551,6 +557,40 @@ struct eri_aq_set_cc_cmd {
 };
 
 static_assert(sizeof(struct eri_aq_set_cc_cmd) == ERI_AQ_SQE_SIZE);
+
+/*
+ * QUERY_CC (with ERI_DEV_CAP_CC_NAMES): the device writes ERI_CC_MAX_ALGOS
+ * struct eri_cc_desc, entry n describing algorithm index n, at @resp_addr,
+ * at most @resp_len bytes of them.
+ */
+struct eri_aq_query_cc_cmd {
+	struct eri_aq_cmd_hdr hdr;
+	__le64 resp_addr;
+	__le32 resp_len;
+	u8 reserved[44];
+};
+
+static_assert(sizeof(struct eri_aq_query_cc_cmd) == ERI_AQ_SQE_SIZE);
+
+/* Flags of struct eri_cc_desc. */
+#define ERI_CC_DESC_VALID		BIT(0)	/* bit n of cc_algos is set */
+#define ERI_CC_DESC_ECN			BIT(1)	/* reacts to ECN marks */
+#define ERI_CC_DESC_PACED		BIT(2)	/* paces its packets */
+#define ERI_CC_DESC_DEFAULT		BIT(3)	/* cc_default */
+
+/**
+ * struct eri_cc_desc - a congestion-control algorithm, as QUERY_CC tells it
+ * @name: [a-z0-9_]+, NUL-padded: at most ERI_CC_NAME_MAX - 1 characters
+ * @flags: ERI_CC_DESC_*; an entry without ERI_CC_DESC_VALID is all zero
+ * @reserved: zero
+ */
+struct eri_cc_desc {
+	char name[ERI_CC_NAME_MAX];
+	__le32 flags;
+	u8 reserved[12];
+};
+
+static_assert(sizeof(struct eri_cc_desc) == 32);
 
 enum eri_stat {
 	ERI_STAT_TX_PKTS,		/* packets sent */

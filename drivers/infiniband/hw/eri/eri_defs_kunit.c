@@ -264,6 +264,14 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ERI_STAT_RX_SKBS, 17);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_MAD_DROPS, 18);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 19);
+	KUNIT_EXPECT_EQ(test, ERI_AQ_OP_QUERY_CC, 19);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_cc_cmd, resp_addr), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_cc_cmd, resp_len), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_cc_desc, flags), 16);
+	KUNIT_EXPECT_EQ(test, sizeof(struct eri_cc_desc), 32);
+	KUNIT_EXPECT_EQ(test, ERI_CC_MAX_ALGOS * sizeof(struct eri_cc_desc),
+			1024);
+	KUNIT_EXPECT_EQ(test, ERI_DEV_CAP_CC_NAMES, BIT(8));
 }
 
 static void eri_defs_test_qp_attr(struct kunit *test)
