@@ -168,7 +168,7 @@ struct eri_sim_dev {
 	struct xarray qps;
 	/* SRQs by SRQN; changed and read in the device context only. */
 	struct xarray srqs;
-	/* enum eri_cc_algo of QPs created from now on (SET_CC); device context. */
+	/* CC algorithm index of QPs created from now on (SET_CC); device context. */
 	u8 cc_algo;
 	/* Where queue pairs finish work their doorbells and ACKs started. */
 	struct workqueue_struct *qp_wq;

@@ -13,12 +13,6 @@
 #include "eri_sim_cc.h"
 #include "eri_sim_qp.h"
 
-/* The device's algorithm numbers are the engine's. */
-static_assert(ERI_CC_SWIFT == (int)ERI_SIM_CC_SWIFT);
-static_assert(ERI_CC_DCQCN == (int)ERI_SIM_CC_DCQCN);
-static_assert(ERI_CC_FIXED == (int)ERI_SIM_CC_FIXED);
-static_assert(ERI_CC_NUM == (int)ERI_SIM_CC_NUM);
-
 union eri_sim_aq_cmd {
 	struct eri_aq_cmd_hdr hdr;
 	struct eri_aq_query_device_cmd query_device;
@@ -58,8 +52,8 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 				  ERI_DEV_CAP_IPV6 : 0));
 	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
 	attr->max_fast_reg_pages = cpu_to_le32(ERI_SIM_MAX_FAST_REG_PAGES);
-	attr->cc_algos = cpu_to_le32(GENMASK(ERI_CC_NUM - 1, 0));
-	attr->cc_default = ERI_SIM_CC_DEFAULT;
+	attr->cc_algos = cpu_to_le32(eri_sim_cc_algos());
+	attr->cc_default = eri_sim_cc_default()->index;
 	attr->max_qp = cpu_to_le32(ERI_SIM_MAX_QP);
 	attr->max_cq = cpu_to_le32(ERI_SIM_MAX_CQ);
 	attr->max_srq = cpu_to_le32(ERI_SIM_MAX_SRQ);
@@ -179,7 +173,7 @@ static u8 eri_sim_set_cc(struct eri_sim_dev *sdev,
 {
 	u32 algo = le32_to_cpu(cmd->algo);
 
-	if (algo >= ERI_CC_NUM)
+	if (!eri_sim_cc_get(algo))
 		return ERI_AQ_STS_BAD_PARAM;
 	sdev->cc_algo = algo;
 	return ERI_AQ_STS_OK;

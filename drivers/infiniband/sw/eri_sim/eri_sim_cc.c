@@ -5,38 +5,209 @@
  * departures at the rate the algorithm set.  See eri_sim_cc.h for the rules
  * (caller holds qp->lock, time passed in, no allocation).
  */
+#include <linux/ctype.h>
+#include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/lockdep.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/time64.h>
 
 #include "eri_sim_cc.h"
 
-static const struct eri_sim_cc_ops eri_sim_cc_fixed_ops;
+/*
+ * The registry: algorithms by slot.  A slot's index is the number the
+ * device's admin commands carry; an unregistered slot stays empty, so
+ * indexes never move.  Built-in algorithms are registered at module load
+ * and unregistered at module exit, after every device is gone: a QP's ops
+ * pointer, taken under the mutex at CREATE_QP, stays valid for its life.
+ */
+static DEFINE_MUTEX(eri_sim_cc_lock);
+static struct eri_sim_cc_ops *eri_sim_cc_slots[ERI_CC_MAX_ALGOS];
 
-static const struct eri_sim_cc_ops *const eri_sim_cc_algos[ERI_SIM_CC_NUM] = {
-	[ERI_SIM_CC_SWIFT] = &eri_sim_cc_swift_ops,
-	[ERI_SIM_CC_DCQCN] = &eri_sim_cc_dcqcn_ops,
-	[ERI_SIM_CC_FIXED] = &eri_sim_cc_fixed_ops,
-};
-
-static const struct eri_sim_cc_ops *eri_sim_cc_ops(const struct eri_sim_cc *cc)
+static bool eri_sim_cc_name_ok(const char *name)
 {
-	return eri_sim_cc_algos[cc->algo];
+	size_t i, len = strnlen(name, ERI_CC_NAME_MAX);
+
+	if (!len || len == ERI_CC_NAME_MAX)
+		return false;
+	for (i = 0; i < len; i++)
+		if (!islower(name[i]) && !isdigit(name[i]) && name[i] != '_')
+			return false;
+	return true;
+}
+
+static struct eri_sim_cc_ops *eri_sim_cc_find_locked(const char *name)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&eri_sim_cc_lock);
+	for (i = 0; i < ERI_CC_MAX_ALGOS; i++)
+		if (eri_sim_cc_slots[i] &&
+		    !strcmp(eri_sim_cc_slots[i]->name, name))
+			return eri_sim_cc_slots[i];
+	return NULL;
 }
 
 /**
- * eri_sim_cc_algo_name() - name of a congestion-control algorithm
- * @algo: the algorithm
+ * eri_sim_cc_register() - offer a congestion-control algorithm
+ * @ops: the algorithm; its @name and callbacks set, @index is set here
  *
- * Return: its name ("swift", "dcqcn", "fixed"), or "unknown".
+ * It takes the first free slot, which is its index until it is
+ * unregistered.  Devices offer it from their next QUERY_DEVICE on.
+ *
+ * Return: 0; -EINVAL for a name outside [a-z0-9_]{1,15} or a missing
+ * callback, -EEXIST for a name already registered, -ENOSPC with all
+ * ERI_CC_MAX_ALGOS slots taken.
  */
-const char *eri_sim_cc_algo_name(enum eri_sim_cc_algo algo)
+int eri_sim_cc_register(struct eri_sim_cc_ops *ops)
 {
-	if ((unsigned int)algo >= ERI_SIM_CC_NUM)
-		return "unknown";
-	return eri_sim_cc_algos[algo]->name;
+	unsigned int i;
+	int ret = -ENOSPC;
+
+	if (!eri_sim_cc_name_ok(ops->name) || !ops->init || !ops->on_ack ||
+	    !ops->on_timeout || !ops->window)
+		return -EINVAL;
+	mutex_lock(&eri_sim_cc_lock);
+	if (eri_sim_cc_find_locked(ops->name)) {
+		ret = -EEXIST;
+		goto out_unlock;
+	}
+	for (i = 0; i < ERI_CC_MAX_ALGOS; i++) {
+		if (!eri_sim_cc_slots[i]) {
+			ops->index = i;
+			eri_sim_cc_slots[i] = ops;
+			ret = 0;
+			break;
+		}
+	}
+out_unlock:
+	mutex_unlock(&eri_sim_cc_lock);
+	return ret;
+}
+
+/**
+ * eri_sim_cc_unregister() - withdraw an algorithm
+ * @ops: a registered algorithm, used by no QP and no device
+ *
+ * Its slot stays empty until a registration takes it.
+ */
+void eri_sim_cc_unregister(struct eri_sim_cc_ops *ops)
+{
+	mutex_lock(&eri_sim_cc_lock);
+	if (!WARN_ON_ONCE(ops->index >= ERI_CC_MAX_ALGOS ||
+			  eri_sim_cc_slots[ops->index] != ops))
+		eri_sim_cc_slots[ops->index] = NULL;
+	mutex_unlock(&eri_sim_cc_lock);
+}
+
+/**
+ * eri_sim_cc_find() - an algorithm by name
+ * @name: its name
+ *
+ * Context: process, may sleep.
+ * Return: the algorithm, or NULL.
+ */
+const struct eri_sim_cc_ops *eri_sim_cc_find(const char *name)
+{
+	const struct eri_sim_cc_ops *ops;
+
+	mutex_lock(&eri_sim_cc_lock);
+	ops = eri_sim_cc_find_locked(name);
+	mutex_unlock(&eri_sim_cc_lock);
+	return ops;
+}
+
+/**
+ * eri_sim_cc_get() - an algorithm by index
+ * @index: its slot
+ *
+ * Context: process, may sleep.
+ * Return: the algorithm, or NULL for an empty slot or an index out of range.
+ */
+const struct eri_sim_cc_ops *eri_sim_cc_get(unsigned int index)
+{
+	const struct eri_sim_cc_ops *ops = NULL;
+
+	if (index >= ERI_CC_MAX_ALGOS)
+		return NULL;
+	mutex_lock(&eri_sim_cc_lock);
+	ops = eri_sim_cc_slots[index];
+	mutex_unlock(&eri_sim_cc_lock);
+	return ops;
+}
+
+/**
+ * eri_sim_cc_default() - the algorithm a device starts with
+ *
+ * Context: process, may sleep.
+ * Return: ERI_SIM_CC_DEFAULT's algorithm, which the built-ins include.
+ */
+const struct eri_sim_cc_ops *eri_sim_cc_default(void)
+{
+	return eri_sim_cc_find(ERI_SIM_CC_DEFAULT) ?: &eri_sim_cc_fixed_ops;
+}
+
+/**
+ * eri_sim_cc_algos() - the registered algorithms
+ *
+ * Context: process, may sleep.
+ * Return: BIT(index) of each, QUERY_DEVICE's cc_algos.
+ */
+u32 eri_sim_cc_algos(void)
+{
+	unsigned int i;
+	u32 algos = 0;
+
+	mutex_lock(&eri_sim_cc_lock);
+	for (i = 0; i < ERI_CC_MAX_ALGOS; i++)
+		if (eri_sim_cc_slots[i])
+			algos |= BIT(i);
+	mutex_unlock(&eri_sim_cc_lock);
+	return algos;
+}
+
+/* In this order: their indexes, 0 to 2, are those SET_CC always carried. */
+static struct eri_sim_cc_ops *const eri_sim_cc_builtins[] = {
+	&eri_sim_cc_swift_ops,
+	&eri_sim_cc_dcqcn_ops,
+	&eri_sim_cc_fixed_ops,
+};
+
+/**
+ * eri_sim_cc_register_builtins() - register the module's algorithms
+ *
+ * Return: 0 or a negative errno, nothing registered then.
+ */
+int eri_sim_cc_register_builtins(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(eri_sim_cc_builtins); i++) {
+		ret = eri_sim_cc_register(eri_sim_cc_builtins[i]);
+		if (ret)
+			goto err_unregister;
+	}
+	return 0;
+
+err_unregister:
+	while (i--)
+		eri_sim_cc_unregister(eri_sim_cc_builtins[i]);
+	return ret;
+}
+
+/**
+ * eri_sim_cc_unregister_builtins() - undo eri_sim_cc_register_builtins()
+ */
+void eri_sim_cc_unregister_builtins(void)
+{
+	unsigned int i = ARRAY_SIZE(eri_sim_cc_builtins);
+
+	while (i--)
+		eri_sim_cc_unregister(eri_sim_cc_builtins[i]);
 }
 
 /**
@@ -112,21 +283,21 @@ u64 eri_sim_cc_wmin_update(struct eri_sim_cc_wmin *w, u64 now_ns,
 /**
  * eri_sim_cc_init() - start a QP's congestion control
  * @cc: the state, of a QP not yet sending (or under qp->lock)
- * @algo: the algorithm; an unknown one gives ERI_SIM_CC_DEFAULT
+ * @ops: the algorithm (it may be @cc->ops); NULL gives fixed
  * @mtu: payload bytes of a full packet (at least 1 is used)
  * @now_ns: the current time
+ * @seed: differs between a device's QPs (the QPN), for algorithms that
+ *	spread QPs apart
  */
-void eri_sim_cc_init(struct eri_sim_cc *cc, enum eri_sim_cc_algo algo,
-		     u32 mtu, u64 now_ns)
+void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
+		     u32 mtu, u64 now_ns, u32 seed)
 {
 	memset(cc, 0, sizeof(*cc));
-	if ((unsigned int)algo >= ERI_SIM_CC_NUM)
-		algo = ERI_SIM_CC_DEFAULT;
-	cc->algo = algo;
+	cc->ops = ops ?: &eri_sim_cc_fixed_ops;
 	cc->mtu = clamp(mtu, 1U, 65536U);
 	cc->next_send_ns = now_ns;
 	eri_sim_cc_wmin_reset(&cc->min_rtt, now_ns);
-	eri_sim_cc_ops(cc)->init(cc, now_ns);
+	cc->ops->init(cc, now_ns, seed);
 }
 
 /*
@@ -167,14 +338,18 @@ static void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns,
 void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 		       u32 acked_pkts, u32 inflight_pkts)
 {
-	if (rtt_ns > ERI_SIM_CC_MAX_RTT_NS)
-		rtt_ns = 0;
+	struct eri_sim_cc_ack ack = {
+		.now_ns = now_ns,
+		.rtt_ns = rtt_ns <= ERI_SIM_CC_MAX_RTT_NS ? rtt_ns : 0,
+		.acked = acked_pkts,
+		.inflight = inflight_pkts,
+	};
+
 	cc->acks++;
 	cc->delivered += acked_pkts;
-	if (rtt_ns)
-		eri_sim_cc_rtt_sample(cc, now_ns, rtt_ns);
-	eri_sim_cc_ops(cc)->on_ack(cc, now_ns, rtt_ns, acked_pkts,
-				   inflight_pkts);
+	if (ack.rtt_ns)
+		eri_sim_cc_rtt_sample(cc, now_ns, ack.rtt_ns);
+	cc->ops->on_ack(cc, &ack);
 }
 
 /**
@@ -184,8 +359,10 @@ void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
  */
 void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns)
 {
+	struct eri_sim_cc_ack ack = { .now_ns = now_ns, .ce = true };
+
 	cc->ecn_echoes++;
-	eri_sim_cc_ops(cc)->on_ecn(cc, now_ns);
+	cc->ops->on_ack(cc, &ack);
 }
 
 /**
@@ -195,8 +372,10 @@ void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns)
  */
 void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns)
 {
+	struct eri_sim_cc_ack ack = { .now_ns = now_ns, .lost = 1 };
+
 	cc->losses++;
-	eri_sim_cc_ops(cc)->on_loss(cc, now_ns);
+	cc->ops->on_ack(cc, &ack);
 }
 
 /**
@@ -207,7 +386,7 @@ void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns)
 void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns)
 {
 	cc->timeouts++;
-	eri_sim_cc_ops(cc)->on_timeout(cc, now_ns);
+	cc->ops->on_timeout(cc, now_ns, 0);
 }
 
 /**
@@ -218,7 +397,7 @@ void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns)
  */
 u32 eri_sim_cc_window(const struct eri_sim_cc *cc)
 {
-	return clamp(eri_sim_cc_ops(cc)->window(cc), (u32)ERI_SIM_CC_MIN_WND,
+	return clamp(cc->ops->window(cc), (u32)ERI_SIM_CC_MIN_WND,
 		     (u32)ERI_SIM_CC_MAX_WND);
 }
 
@@ -291,19 +470,19 @@ u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns)
 	return min(max(rto, min_ns), max_ns);
 }
 
-/* ERI_SIM_CC_FIXED: the window the transport had before the engine. */
-static void eri_sim_cc_fixed_init(struct eri_sim_cc *cc, u64 now_ns)
+/* fixed: the window the transport had before the engine, never paced. */
+static void eri_sim_cc_fixed_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
 {
 	cc->cwnd = ERI_SIM_CC_FIXED_WND << ERI_SIM_CC_FP_SHIFT;
 }
 
-static void eri_sim_cc_fixed_on_ack(struct eri_sim_cc *cc, u64 now_ns,
-				    u64 rtt_ns, u32 acked_pkts,
-				    u32 inflight_pkts)
+static void eri_sim_cc_fixed_on_ack(struct eri_sim_cc *cc,
+				    const struct eri_sim_cc_ack *ack)
 {
 }
 
-static void eri_sim_cc_fixed_on_event(struct eri_sim_cc *cc, u64 now_ns)
+static void eri_sim_cc_fixed_on_timeout(struct eri_sim_cc *cc, u64 now_ns,
+					u32 lost)
 {
 }
 
@@ -312,12 +491,10 @@ static u32 eri_sim_cc_fixed_window(const struct eri_sim_cc *cc)
 	return ERI_SIM_CC_FIXED_WND;
 }
 
-static const struct eri_sim_cc_ops eri_sim_cc_fixed_ops = {
+struct eri_sim_cc_ops eri_sim_cc_fixed_ops = {
 	.name = "fixed",
 	.init = eri_sim_cc_fixed_init,
 	.on_ack = eri_sim_cc_fixed_on_ack,
-	.on_ecn = eri_sim_cc_fixed_on_event,
-	.on_loss = eri_sim_cc_fixed_on_event,
-	.on_timeout = eri_sim_cc_fixed_on_event,
+	.on_timeout = eri_sim_cc_fixed_on_timeout,
 	.window = eri_sim_cc_fixed_window,
 };

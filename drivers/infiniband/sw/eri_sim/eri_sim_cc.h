@@ -18,21 +18,17 @@
 #define _ERI_SIM_CC_H_
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/eri/eri_admin_defs.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
-enum eri_sim_cc_algo {
-	ERI_SIM_CC_SWIFT = 0,	/* delay-based window (Swift-style) */
-	ERI_SIM_CC_DCQCN = 1,	/* ECN-driven rate (DCQCN-like) */
-	ERI_SIM_CC_FIXED = 2,	/* constant window, no pacing */
-	ERI_SIM_CC_NUM
-};
-
 /*
- * The default: Swift's delay target does not cope with hosts whose RTT
- * swings by milliseconds (an emulated or overcommitted CPU), where it cuts
- * the window to a fraction of a packet.  A fixed window does.
+ * The default algorithm, by name: Swift's delay target does not cope with
+ * hosts whose RTT swings by milliseconds (an emulated or overcommitted CPU),
+ * and DCQCN needs ECN marks that most paths never set.  A fixed window does.
  */
-#define ERI_SIM_CC_DEFAULT	ERI_SIM_CC_FIXED
+#define ERI_SIM_CC_DEFAULT	"fixed"
 
 /* Fraction bits of a window in packets. */
 #define ERI_SIM_CC_FP_SHIFT	16
@@ -53,55 +49,6 @@ enum eri_sim_cc_algo {
 /* Retransmission timeout before the first RTT sample (before clamping). */
 #define ERI_SIM_CC_INIT_RTO_NS	(10ULL * 1000 * 1000)
 
-/*
- * Swift: a delay target of min_rtt plus the larger of QDELAY_NS and
- * min_rtt >> QDELAY_SHIFT; the delay compared with it is the standing delay,
- * the smallest sample of about the last srtt; additive increase of AI
- * packets per RTT below it (slow start, doubling per RTT, below ssthresh);
- * above it a cut of BETA * (delay - target) / delay, at most MAX_MDF, at
- * most once per RTT.  Windows stay in [MIN_CWND, ERI_SIM_CC_MAX_WND]; at
- * MIN_CWND, one packet, pacing spaces packets srtt apart.  Losses cut (by
- * MAX_MDF, once per RTT) only when the delay was above target or when more
- * than one in LOSS_DIV of the window's packets was lost within one RTT: an
- * isolated loss does not.
- * A timeout collapses the window to one packet; slow start recovers to half
- * the window the timeout found.  Ratios are in 1/1024.
- */
-#define ERI_SIM_CC_SWIFT_INIT_CWND	16
-#define ERI_SIM_CC_SWIFT_MIN_CWND	ERI_SIM_CC_ONE
-#define ERI_SIM_CC_SWIFT_AI		ERI_SIM_CC_ONE
-#define ERI_SIM_CC_SWIFT_BETA		819	/* 0.8 */
-#define ERI_SIM_CC_SWIFT_MAX_MDF	512	/* 0.5 */
-#define ERI_SIM_CC_SWIFT_QDELAY_NS	(100ULL * 1000)
-#define ERI_SIM_CC_SWIFT_QDELAY_SHIFT	1
-#define ERI_SIM_CC_SWIFT_LOSS_DIV	8
-#define ERI_SIM_CC_SWIFT_LOSS_MIN	2
-#define ERI_SIM_CC_SWIFT_PACE_GAIN	1280	/* 1.25, window above a packet */
-#define ERI_SIM_CC_SWIFT_SS_PACE_GAIN	2048	/* 2, in slow start */
-
-/*
- * DCQCN: rates in bytes per second, starting at LINE_RATE.  A CNP (ECN echo)
- * cuts the rate by alpha / 2 at most once per max(CUT_INTERVAL_NS, srtt) and
- * raises alpha by G; every ALPHA_PERIOD_NS without a CNP alpha decays by G.
- * Every INC_PERIOD_NS and every INC_BYTES acknowledged is an increase event:
- * the first FR_STEPS of either kind are fast recovery (rate halfway back to
- * the target), then additive increase (target + RAI), once both kinds passed
- * FR_STEPS hyper increase (target + i * RHAI).  Alpha and G are in 1/1024.
- */
-#define ERI_SIM_CC_DCQCN_LINE_RATE	1250000000ULL	/* 10 Gbit/s */
-#define ERI_SIM_CC_DCQCN_MIN_RATE	1250000ULL	/* 10 Mbit/s */
-#define ERI_SIM_CC_DCQCN_RAI		5000000ULL	/* 40 Mbit/s */
-#define ERI_SIM_CC_DCQCN_RHAI		25000000ULL	/* 200 Mbit/s */
-#define ERI_SIM_CC_DCQCN_G		4		/* 1/256 */
-#define ERI_SIM_CC_DCQCN_ALPHA_ONE	1024
-#define ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS (55ULL * 1000)
-#define ERI_SIM_CC_DCQCN_INC_PERIOD_NS	(55ULL * 1000)
-#define ERI_SIM_CC_DCQCN_INC_BYTES	(10ULL * 1024 * 1024)
-#define ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS (50ULL * 1000)
-#define ERI_SIM_CC_DCQCN_FR_STEPS	5
-/* Increase or decay periods one call applies at most (after long idling). */
-#define ERI_SIM_CC_DCQCN_MAX_CATCHUP	64
-
 /**
  * struct eri_sim_cc_wmin - a windowed minimum of u64 samples
  * @v: the smallest sample of the current bucket ([0]) and of the one before
@@ -117,31 +64,9 @@ struct eri_sim_cc_wmin {
 	u64 start_ns;
 };
 
-struct eri_sim_cc_swift {
-	u32 ssthresh;		/* fixed point; slow start below it */
-	u32 round_losses;	/* losses since round_start_ns */
-	u64 round_start_ns;
-	u64 next_cut_ns;	/* no cut before this */
-	u64 delay_ns;		/* standing delay; 0: no sample yet */
-	struct eri_sim_cc_wmin standing;	/* behind delay_ns */
-};
-
-struct eri_sim_cc_dcqcn {
-	u64 rc;			/* current rate, bytes per second */
-	u64 rt;			/* target rate */
-	u32 alpha;		/* 1/1024 */
-	u32 timer_steps;	/* increase events since the last cut, by time */
-	u32 byte_steps;		/* and by bytes acknowledged */
-	u64 bytes;		/* acknowledged since the last byte event */
-	u64 next_cut_ns;
-	u64 alpha_ns;		/* start of the current alpha period */
-	u64 inc_ns;		/* start of the current increase period */
-	bool cnp_in_period;	/* a CNP arrived in the current alpha period */
-};
-
 /**
  * struct eri_sim_cc - congestion-control state of one queue pair
- * @algo: the algorithm, fixed at eri_sim_cc_init()
+ * @ops: the algorithm, fixed at eri_sim_cc_init()
  * @mtu: payload bytes of a full packet
  * @cwnd: congestion window in packets, ERI_SIM_CC_FP_SHIFT fraction bits
  * @pacing_rate: bytes per second; 0: not paced
@@ -160,15 +85,14 @@ struct eri_sim_cc_dcqcn {
  * @losses: fast retransmits (loss inferred from SACK) since eri_sim_cc_init()
  * @timeouts: retransmission timeouts since eri_sim_cc_init()
  * @cuts: window or rate reductions since eri_sim_cc_init()
- * @swift: Swift's own state
- * @dcqcn: DCQCN's own state
+ * @priv: the algorithm's own state (eri_sim_cc_priv())
  *
  * Embedded in the QP and serialized by its lock (qp->lock): every function
- * below must be called with it held.  The fields above the union may be read
+ * below must be called with it held.  The fields above @priv may be read
  * for counters under the same lock.
  */
 struct eri_sim_cc {
-	enum eri_sim_cc_algo algo;
+	const struct eri_sim_cc_ops *ops;
 	u32 mtu;
 	u32 cwnd;
 	u64 pacing_rate;
@@ -185,14 +109,74 @@ struct eri_sim_cc {
 	u64 losses;
 	u64 timeouts;
 	u64 cuts;
-	union {
-		struct eri_sim_cc_swift swift;
-		struct eri_sim_cc_dcqcn dcqcn;
-	};
+	u64 priv[24];
 };
 
-void eri_sim_cc_init(struct eri_sim_cc *cc, enum eri_sim_cc_algo algo,
-		     u32 mtu, u64 now_ns);
+/**
+ * struct eri_sim_cc_ack - what one ACK tells the algorithm
+ * @now_ns: the current time
+ * @rtt_ns: RTT sample from the echoed timestamp, 0 for none
+ * @acked: packets newly acknowledged, cumulatively or selectively
+ * @lost: packets newly found lost (fast retransmit)
+ * @inflight: packets still in flight after the ACK
+ * @ce: the ACK echoed an ECN CE mark
+ */
+struct eri_sim_cc_ack {
+	u64 now_ns;
+	u64 rtt_ns;
+	u32 acked;
+	u32 lost;
+	u32 inflight;
+	bool ce;
+};
+
+/**
+ * struct eri_sim_cc_ops - a congestion-control algorithm
+ * @name: unique, [a-z0-9_], at most ERI_CC_NAME_MAX - 1 characters; what
+ *	QUERY_CC tells the driver and the driver's knob shows
+ * @flags: ERI_CC_DESC_ECN (reacts to ECN marks), ERI_CC_DESC_PACED (paces)
+ * @init: start a QP's state; the engine has zeroed it and the shared
+ *	fields.  @seed differs between the QPs of a device (their QPN)
+ * @on_ack: an ACK's events, after the engine updated the RTT estimator
+ *	and its counters
+ * @on_timeout: the retransmission timer fired; @lost: packets it declared
+ *	lost, 0 if not known
+ * @window: packets allowed in flight (the engine clamps it)
+ * @index: the registry's slot, set by eri_sim_cc_register(); the number
+ *	SET_CC, QUERY_QP and QUERY_DEVICE's cc_algos use
+ *
+ * Every callback runs under the QP's lock, must not sleep nor allocate, and
+ * keeps its state in &eri_sim_cc.priv.
+ */
+struct eri_sim_cc_ops {
+	char name[ERI_CC_NAME_MAX];
+	u32 flags;
+	void (*init)(struct eri_sim_cc *cc, u64 now_ns, u32 seed);
+	void (*on_ack)(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack);
+	void (*on_timeout)(struct eri_sim_cc *cc, u64 now_ns, u32 lost);
+	u32 (*window)(const struct eri_sim_cc *cc);
+	u8 index;
+};
+
+/* An algorithm's state in &eri_sim_cc.priv, checked for size at build time. */
+#define eri_sim_cc_priv(cc, type)					\
+	({								\
+		static_assert(sizeof(type) <=				\
+			      sizeof_field(struct eri_sim_cc, priv));	\
+		(type *)(cc)->priv;					\
+	})
+
+int eri_sim_cc_register(struct eri_sim_cc_ops *ops);
+void eri_sim_cc_unregister(struct eri_sim_cc_ops *ops);
+const struct eri_sim_cc_ops *eri_sim_cc_find(const char *name);
+const struct eri_sim_cc_ops *eri_sim_cc_get(unsigned int index);
+const struct eri_sim_cc_ops *eri_sim_cc_default(void);
+u32 eri_sim_cc_algos(void);
+int eri_sim_cc_register_builtins(void);
+void eri_sim_cc_unregister_builtins(void);
+
+void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
+		     u32 mtu, u64 now_ns, u32 seed);
 void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 		       u32 acked_pkts, u32 inflight_pkts);
 void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns);
@@ -203,22 +187,11 @@ u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc);
 void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes);
 u64 eri_sim_cc_srtt_ns(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns);
-const char *eri_sim_cc_algo_name(enum eri_sim_cc_algo algo);
 
-/* Internal: the algorithms, for eri_sim_cc.c and the KUnit tests. */
-struct eri_sim_cc_ops {
-	const char *name;
-	void (*init)(struct eri_sim_cc *cc, u64 now_ns);
-	void (*on_ack)(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
-		       u32 acked_pkts, u32 inflight_pkts);
-	void (*on_ecn)(struct eri_sim_cc *cc, u64 now_ns);
-	void (*on_loss)(struct eri_sim_cc *cc, u64 now_ns);
-	void (*on_timeout)(struct eri_sim_cc *cc, u64 now_ns);
-	u32 (*window)(const struct eri_sim_cc *cc);
-};
-
-extern const struct eri_sim_cc_ops eri_sim_cc_swift_ops;
-extern const struct eri_sim_cc_ops eri_sim_cc_dcqcn_ops;
+/* The built-in algorithms, for eri_sim_cc.c and the KUnit tests. */
+extern struct eri_sim_cc_ops eri_sim_cc_swift_ops;
+extern struct eri_sim_cc_ops eri_sim_cc_dcqcn_ops;
+extern struct eri_sim_cc_ops eri_sim_cc_fixed_ops;
 
 void eri_sim_cc_wmin_reset(struct eri_sim_cc_wmin *w, u64 now_ns);
 u64 eri_sim_cc_wmin_update(struct eri_sim_cc_wmin *w, u64 now_ns,

@@ -7,7 +7,7 @@
  * stages (fast recovery, additive, hyper increase) driven by elapsed time and
  * bytes acknowledged.  There are no timers: the periods elapsed are worked
  * out from the @now_ns of each event.  Losses alone do not change the rate;
- * a timeout halves it.  Parameters and their values: eri_sim_cc.h.
+ * a timeout halves it.  Parameters and their values: eri_sim_cc_dcqcn.h.
  */
 #include <linux/limits.h>
 #include <linux/kernel.h>
@@ -15,7 +15,7 @@
 #include <linux/minmax.h>
 #include <linux/time64.h>
 
-#include "eri_sim_cc.h"
+#include "eri_sim_cc_dcqcn.h"
 
 #define DCQCN_MAX_CWND	((u32)ERI_SIM_CC_MAX_WND << ERI_SIM_CC_FP_SHIFT)
 /* Alpha decays from 1 to 0 in fewer periods than this (rounding up). */
@@ -24,7 +24,7 @@
 /* Pacing follows the rate; the window allows twice the rate's BDP. */
 static void dcqcn_apply(struct eri_sim_cc *cc)
 {
-	struct eri_sim_cc_dcqcn *d = &cc->dcqcn;
+	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 	u64 cwnd = DCQCN_MAX_CWND;
 
 	cc->pacing_rate = d->rc;
@@ -79,9 +79,9 @@ static void dcqcn_advance(struct eri_sim_cc_dcqcn *d, u64 now_ns)
 	}
 }
 
-static void dcqcn_init(struct eri_sim_cc *cc, u64 now_ns)
+static void dcqcn_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
 {
-	struct eri_sim_cc_dcqcn *d = &cc->dcqcn;
+	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 
 	d->rc = ERI_SIM_CC_DCQCN_LINE_RATE;
 	d->rt = ERI_SIM_CC_DCQCN_LINE_RATE;
@@ -91,10 +91,10 @@ static void dcqcn_init(struct eri_sim_cc *cc, u64 now_ns)
 	dcqcn_apply(cc);
 }
 
-static void dcqcn_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
-			 u32 acked_pkts, u32 inflight_pkts)
+static void dcqcn_on_delivery(struct eri_sim_cc *cc, u64 now_ns,
+			      u32 acked_pkts)
 {
-	struct eri_sim_cc_dcqcn *d = &cc->dcqcn;
+	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 	u32 i;
 
 	dcqcn_advance(d, now_ns);
@@ -113,7 +113,7 @@ static void dcqcn_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 /* Cut to (1 - @factor / 1024) of the rate; a new recovery starts. */
 static void dcqcn_cut(struct eri_sim_cc *cc, u64 now_ns, u32 factor)
 {
-	struct eri_sim_cc_dcqcn *d = &cc->dcqcn;
+	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 
 	d->rt = d->rc;
 	d->rc = max(d->rc * (ERI_SIM_CC_DCQCN_ALPHA_ONE - factor) /
@@ -130,7 +130,7 @@ static void dcqcn_cut(struct eri_sim_cc *cc, u64 now_ns, u32 factor)
 
 static void dcqcn_on_ecn(struct eri_sim_cc *cc, u64 now_ns)
 {
-	struct eri_sim_cc_dcqcn *d = &cc->dcqcn;
+	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 
 	dcqcn_advance(d, now_ns);
 	d->cnp_in_period = true;
@@ -143,15 +143,22 @@ static void dcqcn_on_ecn(struct eri_sim_cc *cc, u64 now_ns)
 		   ERI_SIM_CC_DCQCN_ALPHA_ONE;
 }
 
-static void dcqcn_on_loss(struct eri_sim_cc *cc, u64 now_ns)
+/*
+ * The mark first, as the CNP reaches a reaction point before the data it
+ * was sent for is acknowledged.  Marks, not losses, are the congestion
+ * signal on a lossy network: a loss only advances the periods.
+ */
+static void dcqcn_on_ack(struct eri_sim_cc *cc,
+			 const struct eri_sim_cc_ack *ack)
 {
-	/* Marks, not losses, are the congestion signal on a lossy network. */
-	dcqcn_advance(&cc->dcqcn, now_ns);
+	if (ack->ce)
+		dcqcn_on_ecn(cc, ack->now_ns);
+	dcqcn_on_delivery(cc, ack->now_ns, ack->acked);
 }
 
-static void dcqcn_on_timeout(struct eri_sim_cc *cc, u64 now_ns)
+static void dcqcn_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 {
-	dcqcn_advance(&cc->dcqcn, now_ns);
+	dcqcn_advance(eri_sim_cc_dcqcn(cc), now_ns);
 	dcqcn_cut(cc, now_ns, ERI_SIM_CC_DCQCN_ALPHA_ONE / 2);
 }
 
@@ -160,12 +167,11 @@ static u32 dcqcn_window(const struct eri_sim_cc *cc)
 	return cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
 }
 
-const struct eri_sim_cc_ops eri_sim_cc_dcqcn_ops = {
+struct eri_sim_cc_ops eri_sim_cc_dcqcn_ops = {
 	.name = "dcqcn",
+	.flags = ERI_CC_DESC_ECN | ERI_CC_DESC_PACED,
 	.init = dcqcn_init,
 	.on_ack = dcqcn_on_ack,
-	.on_ecn = dcqcn_on_ecn,
-	.on_loss = dcqcn_on_loss,
 	.on_timeout = dcqcn_on_timeout,
 	.window = dcqcn_window,
 };

@@ -6,10 +6,14 @@
  * checked against the arithmetic eri_sim_cc.h specifies.
  */
 #include <kunit/test.h>
+#include <linux/bitops.h>
 #include <linux/math64.h>
+#include <linux/string.h>
 #include <linux/time64.h>
 
 #include "eri_sim_cc.h"
+#include "eri_sim_cc_dcqcn.h"
+#include "eri_sim_cc_swift.h"
 
 #define T_MTU		4096U
 #define T_US		1000ULL
@@ -31,8 +35,8 @@ static void t_ack_pkts(struct eri_sim_cc *cc, u64 *now, u64 step, u64 rtt,
 /* Swift's standing delay forgets its samples: the next one sets it. */
 static void t_swift_fresh_delay(struct eri_sim_cc *cc, u64 now)
 {
-	eri_sim_cc_wmin_reset(&cc->swift.standing, now);
-	cc->swift.delay_ns = 0;
+	eri_sim_cc_wmin_reset(&eri_sim_cc_swift(cc)->standing, now);
+	eri_sim_cc_swift(cc)->delay_ns = 0;
 }
 
 /* ------------------------------------------------------------ RTT estimator */
@@ -42,7 +46,7 @@ static void eri_sim_cc_test_rtt(struct kunit *test)
 	struct eri_sim_cc cc;
 	u64 srtt, rttvar;
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_FIXED, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, 0, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_srtt_ns(&cc), 0);
 	/* Before a sample: the initial RTO, clamped. */
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 0, U64_MAX),
@@ -100,7 +104,7 @@ static void eri_sim_cc_test_min_rtt_window(struct kunit *test)
 	struct eri_sim_cc cc;
 	u64 now = 0;
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_FIXED, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, 0, 0);
 	eri_sim_cc_on_ack(&cc, now, 100 * T_US, 3, 0);
 	eri_sim_cc_on_ack(&cc, now += T_US, 0, 2, 0);
 	eri_sim_cc_on_ack(&cc, now += T_US, 300 * T_US, 0, 0);
@@ -140,7 +144,7 @@ static void eri_sim_cc_test_large_clock(struct kunit *test)
 	u64 now = t0;
 	u32 cwnd;
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_SWIFT, T_MTU, t0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, t0, 0);
 	t_ack_pkts(&cc, &now, 10 * T_US, 100 * T_US, 16, 16);
 	KUNIT_EXPECT_EQ(test, cc.srtt_ns, 100 * T_US);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 32);
@@ -153,11 +157,11 @@ static void eri_sim_cc_test_large_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.cwnd, cwnd);
 	KUNIT_EXPECT_GE(test, eri_sim_cc_next_send_ns(&cc), t0);
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, t0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, t0, 0);
 	eri_sim_cc_on_ecn(&cc, t0 + 1);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
 	eri_sim_cc_on_ack(&cc, t0 + 2 * ERI_SIM_CC_DCQCN_INC_PERIOD_NS, 0, 1, 1);
-	KUNIT_EXPECT_GT(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
+	KUNIT_EXPECT_GT(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
 }
 
 /* ------------------------------------------------------------------ fixed */
@@ -167,9 +171,9 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
 	struct eri_sim_cc cc;
 	u64 now = 0;
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_FIXED, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, 0, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_FIXED_WND);
-	KUNIT_EXPECT_STREQ(test, eri_sim_cc_algo_name(cc.algo), "fixed");
+	KUNIT_EXPECT_STREQ(test, cc.ops->name, "fixed");
 	t_ack_pkts(&cc, &now, T_US, 100 * T_US, 64, 64);
 	eri_sim_cc_on_ecn(&cc, now);
 	eri_sim_cc_on_loss(&cc, now);
@@ -185,11 +189,106 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
 	/* The RTT estimator runs for every algorithm. */
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_srtt_ns(&cc), 100 * T_US);
 
-	/* An unknown algorithm gives the default. */
-	eri_sim_cc_init(&cc, ERI_SIM_CC_NUM, T_MTU, 0);
-	KUNIT_EXPECT_EQ(test, cc.algo, ERI_SIM_CC_DEFAULT);
-	KUNIT_EXPECT_STREQ(test, eri_sim_cc_algo_name(ERI_SIM_CC_NUM),
-			   "unknown");
+	/* No algorithm gives fixed. */
+	eri_sim_cc_init(&cc, NULL, T_MTU, 0, 0);
+	KUNIT_EXPECT_PTR_EQ(test, cc.ops,
+			    (const struct eri_sim_cc_ops *)&eri_sim_cc_fixed_ops);
+}
+
+/* ------------------------------------------------------------- registry */
+
+static void t_nop_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
+{
+}
+
+static void t_nop_on_ack(struct eri_sim_cc *cc,
+			 const struct eri_sim_cc_ack *ack)
+{
+}
+
+static void t_nop_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
+{
+}
+
+static u32 t_nop_window(const struct eri_sim_cc *cc)
+{
+	return 1;
+}
+
+#define T_NOP_OPS(n) {							\
+	.name = n,							\
+	.init = t_nop_init,						\
+	.on_ack = t_nop_on_ack,						\
+	.on_timeout = t_nop_on_timeout,					\
+	.window = t_nop_window,						\
+}
+
+/*
+ * Names are checked, unique and bounded in number; indexes never move.
+ * The built-ins are registered (at module load) and keep 0-2.
+ */
+static void eri_sim_cc_test_register(struct kunit *test)
+{
+	struct eri_sim_cc_ops bad[] = {
+		T_NOP_OPS(""), T_NOP_OPS("Swift"), T_NOP_OPS("a-b"),
+		T_NOP_OPS("a b"), T_NOP_OPS("sixteen_chars_16"),
+	};
+	struct eri_sim_cc_ops dup = T_NOP_OPS("swift");
+	struct eri_sim_cc_ops *ops;
+	unsigned int i, n = 0, first = ERI_CC_MAX_ALGOS;
+	u32 algos;
+	int ret;
+
+	KUNIT_ASSERT_PTR_EQ(test, eri_sim_cc_find("swift"),
+			    (const struct eri_sim_cc_ops *)&eri_sim_cc_swift_ops);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift_ops.index, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn_ops.index, 1);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_fixed_ops.index, 2);
+	KUNIT_EXPECT_PTR_EQ(test, eri_sim_cc_get(1),
+			    (const struct eri_sim_cc_ops *)&eri_sim_cc_dcqcn_ops);
+	KUNIT_EXPECT_PTR_EQ(test, eri_sim_cc_default(),
+			    eri_sim_cc_find(ERI_SIM_CC_DEFAULT));
+	KUNIT_EXPECT_NULL(test, eri_sim_cc_find("nosuch"));
+	KUNIT_EXPECT_NULL(test, eri_sim_cc_get(ERI_CC_MAX_ALGOS));
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ(test, eri_sim_cc_register(&bad[i]), -EINVAL);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_register(&dup), -EEXIST);
+	dup.on_ack = NULL;
+	strscpy(dup.name, "t_nocb", sizeof(dup.name));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_register(&dup), -EINVAL);
+
+	/* Fill every free slot, then one more. */
+	algos = eri_sim_cc_algos();
+	ops = kunit_kcalloc(test, ERI_CC_MAX_ALGOS + 1, sizeof(*ops),
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	for (i = 0; i <= ERI_CC_MAX_ALGOS; i++) {
+		ops[i] = (struct eri_sim_cc_ops)T_NOP_OPS("");
+		snprintf(ops[i].name, sizeof(ops[i].name), "t_%u", i);
+		ret = eri_sim_cc_register(&ops[i]);
+		if (ret) {
+			KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+			break;
+		}
+		KUNIT_EXPECT_FALSE(test, algos & BIT(ops[i].index));
+		first = min_t(unsigned int, first, ops[i].index);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, ERI_CC_MAX_ALGOS - hweight32(algos));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_algos(), U32_MAX);
+
+	/* A freed slot is taken again; the others keep their indexes. */
+	eri_sim_cc_unregister(&ops[0]);
+	KUNIT_EXPECT_NULL(test, eri_sim_cc_find("t_0"));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_register(&ops[n]), 0);
+	KUNIT_EXPECT_EQ(test, ops[n].index, first);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift_ops.index, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_fixed_ops.index, 2);
+
+	for (i = 1; i <= n; i++)
+		eri_sim_cc_unregister(&ops[i]);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_algos(), algos);
 }
 
 /* ------------------------------------------------------------------ swift */
@@ -200,11 +299,11 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
  */
 static void t_swift_ca(struct eri_sim_cc *cc, u64 *now, u32 cwnd)
 {
-	eri_sim_cc_init(cc, ERI_SIM_CC_SWIFT, T_MTU, 0);
+	eri_sim_cc_init(cc, &eri_sim_cc_swift_ops, T_MTU, 0, 0);
 	*now = 0;
 	eri_sim_cc_on_ack(cc, ++*now, 100 * T_US, 0, 0);
 	cc->cwnd = T_FP(cwnd);
-	cc->swift.ssthresh = T_FP(cwnd);
+	eri_sim_cc_swift(cc)->ssthresh = T_FP(cwnd);
 	t_swift_fresh_delay(cc, *now);
 }
 
@@ -214,7 +313,7 @@ static void eri_sim_cc_test_swift_growth(struct kunit *test)
 	u64 now = 0;
 	u32 w;
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_SWIFT, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, 0, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc),
 			ERI_SIM_CC_SWIFT_INIT_CWND);
 	/* No RTT yet: not paced. */
@@ -264,7 +363,7 @@ static void eri_sim_cc_test_swift_cut(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.cwnd, (u32)((u64)T_FP(100) * (1024 - mdf) >> 10));
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 60);
 	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
-	KUNIT_EXPECT_EQ(test, cc.swift.ssthresh, cc.cwnd);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift(&cc)->ssthresh, cc.cwnd);
 
 	/* Proportional: a smaller overshoot cuts less. */
 	t_swift_ca(&cc, &now, 100);
@@ -368,12 +467,12 @@ static void eri_sim_cc_test_swift_timeout(struct kunit *test)
 	eri_sim_cc_on_timeout(&cc, ++now);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
-	KUNIT_EXPECT_EQ(test, cc.swift.ssthresh, T_FP(50));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift(&cc)->ssthresh, T_FP(50));
 	KUNIT_EXPECT_EQ(test, cc.timeouts, 1);
 	/* A second timeout in a row: still one packet, ssthresh 2. */
 	eri_sim_cc_on_timeout(&cc, ++now);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
-	KUNIT_EXPECT_EQ(test, cc.swift.ssthresh, T_FP(2));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift(&cc)->ssthresh, T_FP(2));
 
 	/* Recovery: slow start (doubling per RTT) back to ssthresh. */
 	t_swift_ca(&cc, &now, 100);
@@ -410,7 +509,7 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 	/* 32 * 4096 B per ms = 131072000 B/s, times 1.25. */
 	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 163840000ULL);
 	/* In slow start, twice the window's rate. */
-	cc.swift.ssthresh = T_FP(64);
+	eri_sim_cc_swift(&cc)->ssthresh = T_FP(64);
 	eri_sim_cc_on_ack(&cc, ++now, 1000 * T_US, 0, 32);
 	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 262144000ULL);
 
@@ -510,17 +609,17 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 	u64 rc, now = 0;
 	u32 alpha;
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
 	KUNIT_EXPECT_EQ(test, cc.pacing_rate, ERI_SIM_CC_DCQCN_LINE_RATE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_MAX_WND);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, 1024);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, 1024);
 
 	/* The first CNP halves the rate (alpha 1). */
 	eri_sim_cc_on_ecn(&cc, ++now);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, ERI_SIM_CC_DCQCN_LINE_RATE);
-	KUNIT_EXPECT_EQ(test, cc.pacing_rate, cc.dcqcn.rc);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, t_alpha_up(1024));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, ERI_SIM_CC_DCQCN_LINE_RATE);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, eri_sim_cc_dcqcn(&cc)->rc);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, t_alpha_up(1024));
 	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
 
 	/* Within the cut interval: counted, no cut. */
@@ -530,48 +629,54 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 
 	/* Alpha decays each period without a CNP: 3 periods, one had CNPs. */
 	now = 3 * ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS + 1;
-	alpha = t_alpha_down(t_alpha_down(cc.dcqcn.alpha));
+	alpha = t_alpha_down(t_alpha_down(eri_sim_cc_dcqcn(&cc)->alpha));
 	eri_sim_cc_on_loss(&cc, now);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, alpha);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, alpha);
 
 	/* The next CNP cuts by alpha / 2, then raises alpha. */
-	rc = cc.dcqcn.rc;
+	rc = eri_sim_cc_dcqcn(&cc)->rc;
 	eri_sim_cc_on_ecn(&cc, now);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rc);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc * (1024 - alpha / 2) / 1024);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, t_alpha_up(alpha));
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rc);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc * (1024 - alpha / 2) / 1024);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, t_alpha_up(alpha));
 
 	/* A long quiet time: alpha decays to 0. */
 	now += 10 * NSEC_PER_SEC;
 	eri_sim_cc_on_loss(&cc, now);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.alpha, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, 0);
 	/* Losses do not cut. */
 	KUNIT_EXPECT_EQ(test, cc.cuts, 2);
 
 	/* The rate never falls below the floor. */
-	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
 	for (now = 1; now < 100 * ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS;
 	     now += ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS)
 		eri_sim_cc_on_ecn(&cc, now);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_MIN_RATE);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_MIN_RATE);
 
 	/* With an RTT, cuts are at most once per srtt; the window follows. */
-	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
 	eri_sim_cc_on_ack(&cc, 1, 200 * T_US, 1, 1);
 	eri_sim_cc_on_ecn(&cc, 2);
 	eri_sim_cc_on_ecn(&cc, 2 + 100 * T_US);
 	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
-	/* 2 * 625 MB/s * 200 us / 4096 B = 61 packets. */
-	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 61);
+	/*
+	 * The increase period that ended took the rate halfway back, and the
+	 * window follows at once: 2 * 937.5 MB/s * 200 us / 4096 B = 91.
+	 */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc,
+			(ERI_SIM_CC_DCQCN_LINE_RATE +
+			 ERI_SIM_CC_DCQCN_LINE_RATE / 2) / 2);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 91);
 	eri_sim_cc_on_ecn(&cc, 2 + 200 * T_US);
 	KUNIT_EXPECT_EQ(test, cc.cuts, 2);
 
 	/* A timeout halves the rate (once the elapsed periods are applied). */
 	eri_sim_cc_on_loss(&cc, 10 * NSEC_PER_MSEC);
-	rc = cc.dcqcn.rc;
+	rc = eri_sim_cc_dcqcn(&cc)->rc;
 	eri_sim_cc_on_timeout(&cc, 10 * NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc / 2);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rc);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc / 2);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rc);
 	KUNIT_EXPECT_EQ(test, cc.timeouts, 1);
 }
 
@@ -582,44 +687,44 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 	u64 rc, rt, now = 0;
 	u32 i;
 
-	eri_sim_cc_init(&cc, ERI_SIM_CC_DCQCN, T_MTU, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
 	eri_sim_cc_on_ecn(&cc, 0);
-	rt = cc.dcqcn.rt;
-	rc = cc.dcqcn.rc;
+	rt = eri_sim_cc_dcqcn(&cc)->rt;
+	rc = eri_sim_cc_dcqcn(&cc)->rc;
 
 	/* Fast recovery: FR_STEPS timer events halve the gap to the target. */
 	for (i = 1; i <= ERI_SIM_CC_DCQCN_FR_STEPS; i++) {
 		now = i * p;
 		eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
 		rc = (rt + rc) / 2;
-		KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rt);
-		KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+		KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rt);
+		KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc);
 		KUNIT_EXPECT_EQ(test, cc.pacing_rate, rc);
 	}
 
 	/* Second cut so the target is below the line rate. */
 	eri_sim_cc_on_ecn(&cc, now);
-	rt = cc.dcqcn.rt;
-	rc = cc.dcqcn.rc;
+	rt = eri_sim_cc_dcqcn(&cc)->rt;
+	rc = eri_sim_cc_dcqcn(&cc)->rc;
 	KUNIT_EXPECT_LT(test, rt, ERI_SIM_CC_DCQCN_LINE_RATE);
 	/* Several periods at once are caught up in one call. */
 	now += ERI_SIM_CC_DCQCN_FR_STEPS * p;
 	eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
 	for (i = 0; i < ERI_SIM_CC_DCQCN_FR_STEPS; i++)
 		rc = (rt + rc) / 2;
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc);
 
 	/* Additive increase: the target rises by RAI per event. */
-	cc.dcqcn.rt = ERI_SIM_CC_DCQCN_LINE_RATE / 4;
-	cc.dcqcn.rc = ERI_SIM_CC_DCQCN_LINE_RATE / 4;
-	rt = cc.dcqcn.rt;
-	rc = cc.dcqcn.rc;
+	eri_sim_cc_dcqcn(&cc)->rt = ERI_SIM_CC_DCQCN_LINE_RATE / 4;
+	eri_sim_cc_dcqcn(&cc)->rc = ERI_SIM_CC_DCQCN_LINE_RATE / 4;
+	rt = eri_sim_cc_dcqcn(&cc)->rt;
+	rc = eri_sim_cc_dcqcn(&cc)->rc;
 	now += p;
 	eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
 	rt += ERI_SIM_CC_DCQCN_RAI;
 	rc = (rt + rc) / 2;
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rt);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rt);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc);
 
 	/* Byte events: FR_STEPS + 1 of them bring on hyper increase. */
 	for (i = 1; i <= ERI_SIM_CC_DCQCN_FR_STEPS + 1; i++) {
@@ -630,17 +735,17 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 		else
 			rt += ERI_SIM_CC_DCQCN_RHAI;
 		rc = (rt + rc) / 2;
-		KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, rt);
-		KUNIT_EXPECT_EQ(test, cc.dcqcn.rc, rc);
+		KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rt);
+		KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc);
 	}
 
 	/* Recovery ends at the line rate, never above. */
 	now += NSEC_PER_SEC;
 	for (i = 0; i < 100; i++)
 		eri_sim_cc_on_ack(&cc, now + i * 64 * p, 0, 0, 0);
-	KUNIT_EXPECT_EQ(test, cc.dcqcn.rt, ERI_SIM_CC_DCQCN_LINE_RATE);
-	KUNIT_EXPECT_LE(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE);
-	KUNIT_EXPECT_GE(test, cc.dcqcn.rc, ERI_SIM_CC_DCQCN_LINE_RATE - 1);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, ERI_SIM_CC_DCQCN_LINE_RATE);
+	KUNIT_EXPECT_LE(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE);
+	KUNIT_EXPECT_GE(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE - 1);
 }
 
 static struct kunit_case eri_sim_cc_test_cases[] = {
@@ -648,6 +753,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_min_rtt_window),
 	KUNIT_CASE(eri_sim_cc_test_large_clock),
 	KUNIT_CASE(eri_sim_cc_test_fixed),
+	KUNIT_CASE(eri_sim_cc_test_register),
 	KUNIT_CASE(eri_sim_cc_test_swift_growth),
 	KUNIT_CASE(eri_sim_cc_test_swift_cut),
 	KUNIT_CASE(eri_sim_cc_test_swift_loss),

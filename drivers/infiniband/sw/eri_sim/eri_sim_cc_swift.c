@@ -7,12 +7,12 @@
  * (after slow start), above it the window is cut in proportion to how far
  * the delay overshot, at most once per RTT.  Random losses that come
  * without queueing delay are not taken as congestion.  Parameters and their
- * values: eri_sim_cc.h.
+ * values: eri_sim_cc_swift.h.
  */
 #include <linux/math64.h>
 #include <linux/minmax.h>
 
-#include "eri_sim_cc.h"
+#include "eri_sim_cc_swift.h"
 
 #define SWIFT_MAX_CWND	((u32)ERI_SIM_CC_MAX_WND << ERI_SIM_CC_FP_SHIFT)
 
@@ -27,7 +27,7 @@ static u64 swift_target_ns(const struct eri_sim_cc *cc)
 
 static void swift_set_cwnd(struct eri_sim_cc *cc, u64 cwnd)
 {
-	struct eri_sim_cc_swift *s = &cc->swift;
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
 	u32 gain;
 
 	cc->cwnd = clamp_t(u64, cwnd, ERI_SIM_CC_SWIFT_MIN_CWND,
@@ -44,7 +44,7 @@ static void swift_set_cwnd(struct eri_sim_cc *cc, u64 cwnd)
 /* Multiply the window by (1024 - @mdf) / 1024, at most once per RTT. */
 static bool swift_cut(struct eri_sim_cc *cc, u64 now_ns, u32 mdf)
 {
-	struct eri_sim_cc_swift *s = &cc->swift;
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
 	u64 cwnd;
 
 	if (now_ns < s->next_cut_ns)
@@ -58,9 +58,9 @@ static bool swift_cut(struct eri_sim_cc *cc, u64 now_ns, u32 mdf)
 	return true;
 }
 
-static void swift_init(struct eri_sim_cc *cc, u64 now_ns)
+static void swift_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
 {
-	struct eri_sim_cc_swift *s = &cc->swift;
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
 
 	s->ssthresh = SWIFT_MAX_CWND;
 	s->round_start_ns = now_ns;
@@ -70,7 +70,7 @@ static void swift_init(struct eri_sim_cc *cc, u64 now_ns)
 
 static void swift_grow(struct eri_sim_cc *cc, u32 acked_pkts)
 {
-	struct eri_sim_cc_swift *s = &cc->swift;
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
 	u64 cwnd = cc->cwnd;
 
 	if (cwnd < s->ssthresh) {
@@ -85,10 +85,10 @@ static void swift_grow(struct eri_sim_cc *cc, u32 acked_pkts)
 	swift_set_cwnd(cc, cwnd);
 }
 
-static void swift_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
-			 u32 acked_pkts, u32 inflight_pkts)
+static void swift_on_delivery(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
+			      u32 acked_pkts, u32 inflight_pkts)
 {
-	struct eri_sim_cc_swift *s = &cc->swift;
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
 	u64 delay, target, cwnd_pkts;
 
 	/* The standing delay: the smallest sample of about the last srtt. */
@@ -117,14 +117,9 @@ out:
 	swift_set_cwnd(cc, cc->cwnd);
 }
 
-static void swift_on_ecn(struct eri_sim_cc *cc, u64 now_ns)
+static void swift_on_loss(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 {
-	/* Swift reads queueing from delay; marks only count. */
-}
-
-static void swift_on_loss(struct eri_sim_cc *cc, u64 now_ns)
-{
-	struct eri_sim_cc_swift *s = &cc->swift;
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
 	u32 burst;
 
 	if (now_ns - s->round_start_ns >= cc->srtt_ns ||
@@ -132,7 +127,7 @@ static void swift_on_loss(struct eri_sim_cc *cc, u64 now_ns)
 		s->round_start_ns = now_ns;
 		s->round_losses = 0;
 	}
-	s->round_losses++;
+	s->round_losses += lost;
 	burst = max_t(u32, ERI_SIM_CC_SWIFT_LOSS_MIN,
 		      (cc->cwnd >> ERI_SIM_CC_FP_SHIFT) /
 		      ERI_SIM_CC_SWIFT_LOSS_DIV);
@@ -145,9 +140,23 @@ static void swift_on_loss(struct eri_sim_cc *cc, u64 now_ns)
 		swift_cut(cc, now_ns, ERI_SIM_CC_SWIFT_MAX_MDF);
 }
 
-static void swift_on_timeout(struct eri_sim_cc *cc, u64 now_ns)
+/*
+ * Losses first: one over target halves the window and so takes this RTT's
+ * cut.  ECN marks only count (the engine does): Swift reads queueing from
+ * delay.
+ */
+static void swift_on_ack(struct eri_sim_cc *cc,
+			 const struct eri_sim_cc_ack *ack)
 {
-	struct eri_sim_cc_swift *s = &cc->swift;
+	if (ack->lost)
+		swift_on_loss(cc, ack->now_ns, ack->lost);
+	swift_on_delivery(cc, ack->now_ns, ack->rtt_ns, ack->acked,
+			  ack->inflight);
+}
+
+static void swift_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
+{
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
 
 	/* Collapse to one packet; slow start back to half of the window. */
 	s->ssthresh = max_t(u32, cc->cwnd / 2, 2 * ERI_SIM_CC_ONE);
@@ -166,12 +175,11 @@ static u32 swift_window(const struct eri_sim_cc *cc)
 	return cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
 }
 
-const struct eri_sim_cc_ops eri_sim_cc_swift_ops = {
+struct eri_sim_cc_ops eri_sim_cc_swift_ops = {
 	.name = "swift",
+	.flags = ERI_CC_DESC_PACED,
 	.init = swift_init,
 	.on_ack = swift_on_ack,
-	.on_ecn = swift_on_ecn,
-	.on_loss = swift_on_loss,
 	.on_timeout = swift_on_timeout,
 	.window = swift_window,
 };

@@ -416,9 +416,14 @@ static int __init eri_sim_init(void)
 {
 	int ret;
 
+	ret = eri_sim_cc_register_builtins();
+	if (ret)
+		return ret;
 	eri_sim_remove_wq = alloc_workqueue("eri_sim_remove", WQ_UNBOUND, 0);
-	if (!eri_sim_remove_wq)
-		return -ENOMEM;
+	if (!eri_sim_remove_wq) {
+		ret = -ENOMEM;
+		goto err_unregister_cc;
+	}
 	ret = eri_sim_net_init();
 	if (ret)
 		goto err_destroy_wq;
@@ -446,6 +451,8 @@ err_net_exit:
 	eri_sim_net_exit();
 err_destroy_wq:
 	destroy_workqueue(eri_sim_remove_wq);
+err_unregister_cc:
+	eri_sim_cc_unregister_builtins();
 	return ret;
 }
 
@@ -460,6 +467,7 @@ static void __exit eri_sim_exit(void)
 	eri_sim_net_exit();
 	destroy_workqueue(eri_sim_remove_wq);
 	ida_destroy(&eri_sim_ida);
+	eri_sim_cc_unregister_builtins();
 }
 
 module_init(eri_sim_init);

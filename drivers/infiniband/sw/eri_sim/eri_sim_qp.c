@@ -173,8 +173,8 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	eri_sim_sb_init(&qp->sb, 0);
 	eri_sim_psn_map_init(&qp->rmap, 0);
 	/* The device's algorithm now; the QP keeps it (SET_CC). */
-	qp->cc_algo = sdev->cc_algo;
-	eri_sim_cc_init(&qp->cc, qp->cc_algo, qp->mtu, ktime_get_ns());
+	eri_sim_cc_init(&qp->cc, eri_sim_cc_get(sdev->cc_algo), qp->mtu,
+			ktime_get_ns(), qpn);
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->timer.function = eri_sim_qp_timer;
 	qp->deadline = KTIME_MAX;	/* nothing to time yet */
@@ -327,8 +327,8 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 	case ERI_QPS_RTS:
 		/* A new connection starts its congestion control afresh. */
 		if (qp->state != ERI_QPS_SQD)
-			eri_sim_cc_init(&qp->cc, qp->cc_algo, qp->mtu,
-					ktime_get_ns());
+			eri_sim_cc_init(&qp->cc, qp->cc.ops, qp->mtu,
+					ktime_get_ns(), qp->qpn);
 		qp->state = ERI_QPS_RTS;
 		qp->drained_sent = false;
 		eri_sim_req_run_locked(qp);
@@ -410,7 +410,7 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	attr.cwnd = cpu_to_le32(eri_sim_cc_window(&qp->cc));
 	attr.srtt_us = cpu_to_le32(div_u64(eri_sim_cc_srtt_ns(&qp->cc),
 					   NSEC_PER_USEC));
-	attr.cc_algo = qp->cc.algo;
+	attr.cc_algo = qp->cc.ops->index;
 	attr.qkey = cpu_to_le32(qp->qkey);
 	memcpy(attr.sgid, qp->sgid, sizeof(attr.sgid));
 	memcpy(attr.dgid, qp->dgid, sizeof(attr.dgid));

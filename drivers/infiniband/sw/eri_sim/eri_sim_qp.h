@@ -270,7 +270,6 @@ struct eri_sim_qp {
 	bool inv_out;		/* @inv_end_psn not delivered yet */
 	struct eri_sim_sb sb;	/* PSNs in flight; sb.nxt: next new PSN */
 	struct eri_sim_cc cc;	/* window, pacing and the RTT estimate */
-	u8 cc_algo;		/* enum eri_cc_algo, from CREATE_QP on */
 	ktime_t deadline;	/* when the timer is due; KTIME_MAX: never */
 	u64 rto_at;		/* ns: when the retransmission timeout is due */
 	u64 progress_ns;	/* ns: last delivery, RNR NAK or start of a flight */

@@ -200,7 +200,7 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	xa_init(&sdev->cqs);
 	xa_init(&sdev->qps);
 	xa_init(&sdev->srqs);
-	sdev->cc_algo = ERI_SIM_CC_DEFAULT;
+	sdev->cc_algo = eri_sim_cc_default()->index;
 	sdev->fault.fail_status = ERI_AQ_STS_DMA_ERR;
 	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
 	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);
@@ -221,7 +221,7 @@ static void eri_sim_disable(struct eri_sim_dev *sdev)
 	for (i = 0; i < ERI_SIM_MAX_CEQS; i++)
 		eri_sim_eq_destroy(&sdev->ceq[i]);
 	eri_sim_mrs_destroy(sdev);
-	sdev->cc_algo = ERI_SIM_CC_DEFAULT;
+	sdev->cc_algo = eri_sim_cc_default()->index;
 	memset(&sdev->aq, 0, sizeof(sdev->aq));
 	memset(&sdev->port_reported, 0, sizeof(sdev->port_reported));
 	sdev->irq_pending = 0;

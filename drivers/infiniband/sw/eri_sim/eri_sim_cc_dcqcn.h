@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * eri_sim congestion control: DCQCN's parameters and state, private to
+ * eri_sim_cc_dcqcn.c and its KUnit cases.
+ */
+#ifndef _ERI_SIM_CC_DCQCN_H_
+#define _ERI_SIM_CC_DCQCN_H_
+
+#include "eri_sim_cc.h"
+
+/*
+ * DCQCN: rates in bytes per second, starting at LINE_RATE.  A CNP (ECN echo)
+ * cuts the rate by alpha / 2 at most once per max(CUT_INTERVAL_NS, srtt) and
+ * raises alpha by G; every ALPHA_PERIOD_NS without a CNP alpha decays by G.
+ * Every INC_PERIOD_NS and every INC_BYTES acknowledged is an increase event:
+ * the first FR_STEPS of either kind are fast recovery (rate halfway back to
+ * the target), then additive increase (target + RAI), once both kinds passed
+ * FR_STEPS hyper increase (target + i * RHAI).  Alpha and G are in 1/1024.
+ */
+#define ERI_SIM_CC_DCQCN_LINE_RATE	1250000000ULL	/* 10 Gbit/s */
+#define ERI_SIM_CC_DCQCN_MIN_RATE	1250000ULL	/* 10 Mbit/s */
+#define ERI_SIM_CC_DCQCN_RAI		5000000ULL	/* 40 Mbit/s */
+#define ERI_SIM_CC_DCQCN_RHAI		25000000ULL	/* 200 Mbit/s */
+#define ERI_SIM_CC_DCQCN_G		4		/* 1/256 */
+#define ERI_SIM_CC_DCQCN_ALPHA_ONE	1024
+#define ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS (55ULL * 1000)
+#define ERI_SIM_CC_DCQCN_INC_PERIOD_NS	(55ULL * 1000)
+#define ERI_SIM_CC_DCQCN_INC_BYTES	(10ULL * 1024 * 1024)
+#define ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS (50ULL * 1000)
+#define ERI_SIM_CC_DCQCN_FR_STEPS	5
+/* Increase or decay periods one call applies at most (after long idling). */
+#define ERI_SIM_CC_DCQCN_MAX_CATCHUP	64
+
+struct eri_sim_cc_dcqcn {
+	u64 rc;			/* current rate, bytes per second */
+	u64 rt;			/* target rate */
+	u32 alpha;		/* 1/1024 */
+	u32 timer_steps;	/* increase events since the last cut, by time */
+	u32 byte_steps;		/* and by bytes acknowledged */
+	u64 bytes;		/* acknowledged since the last byte event */
+	u64 next_cut_ns;
+	u64 alpha_ns;		/* start of the current alpha period */
+	u64 inc_ns;		/* start of the current increase period */
+	bool cnp_in_period;	/* a CNP arrived in the current alpha period */
+};
+
+static inline struct eri_sim_cc_dcqcn *eri_sim_cc_dcqcn(struct eri_sim_cc *cc)
+{
+	return eri_sim_cc_priv(cc, struct eri_sim_cc_dcqcn);
+}
+
+#endif /* _ERI_SIM_CC_DCQCN_H_ */
