@@ -28,6 +28,7 @@ union eri_sim_aq_cmd {
 	struct eri_aq_destroy_qp_cmd destroy_qp;
 	struct eri_aq_query_stats_cmd query_stats;
 	struct eri_aq_set_cc_cmd set_cc;
+	struct eri_aq_query_cc_cmd query_cc;
 	struct eri_aq_create_srq_cmd create_srq;
 	struct eri_aq_modify_srq_cmd modify_srq;
 	struct eri_aq_query_srq_cmd query_srq;
@@ -47,7 +48,7 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 	attr->caps = cpu_to_le32(ERI_DEV_CAP_RC | ERI_DEV_CAP_UD |
 				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG |
 				 ERI_DEV_CAP_ATOMIC | ERI_DEV_CAP_SRQ |
-				 ERI_DEV_CAP_CQ_PBL |
+				 ERI_DEV_CAP_CQ_PBL | ERI_DEV_CAP_CC_NAMES |
 				 (IS_ENABLED(CONFIG_IPV6) ?
 				  ERI_DEV_CAP_IPV6 : 0));
 	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
@@ -179,6 +180,38 @@ static u8 eri_sim_set_cc(struct eri_sim_dev *sdev,
 	return ERI_AQ_STS_OK;
 }
 
+/* The registered algorithms' names, by index; the other entries are 0. */
+static u8 eri_sim_query_cc(struct eri_sim_dev *sdev,
+			   const struct eri_aq_query_cc_cmd *cmd)
+{
+	u32 len = min_t(u32, le32_to_cpu(cmd->resp_len),
+			ERI_CC_MAX_ALGOS * sizeof(struct eri_cc_desc));
+	const struct eri_sim_cc_ops *ops, *def = eri_sim_cc_default();
+	struct eri_cc_desc desc;
+	unsigned int i;
+	u32 flags;
+	u8 *resp;
+
+	resp = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->resp_addr), len);
+	if (!resp)
+		return ERI_AQ_STS_DMA_ERR;
+	for (i = 0; i * sizeof(desc) < len; i++) {
+		memset(&desc, 0, sizeof(desc));
+		ops = eri_sim_cc_get(i);
+		if (ops) {
+			strscpy_pad(desc.name, ops->name, sizeof(desc.name));
+			flags = ERI_CC_DESC_VALID | (ops->flags &
+				(ERI_CC_DESC_ECN | ERI_CC_DESC_PACED));
+			if (ops == def)
+				flags |= ERI_CC_DESC_DEFAULT;
+			desc.flags = cpu_to_le32(flags);
+		}
+		memcpy(resp + i * sizeof(desc), &desc,
+		       min_t(u32, sizeof(desc), len - i * sizeof(desc)));
+	}
+	return ERI_AQ_STS_OK;
+}
+
 static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		       const union eri_sim_aq_cmd *cmd, void *resp)
 {
@@ -211,6 +244,8 @@ static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		return eri_sim_query_stats(sdev, &cmd->query_stats);
 	case ERI_AQ_OP_SET_CC:
 		return eri_sim_set_cc(sdev, &cmd->set_cc);
+	case ERI_AQ_OP_QUERY_CC:
+		return eri_sim_query_cc(sdev, &cmd->query_cc);
 	case ERI_AQ_OP_CREATE_SRQ:
 		return eri_sim_create_srq(sdev, &cmd->create_srq);
 	case ERI_AQ_OP_MODIFY_SRQ:
