@@ -429,15 +429,11 @@ enum eri_qp_state {
 	ERI_QPS_ERR = 6,
 };
 
-/* Congestion-control algorithms (SET_CC, QUERY_DEVICE, QUERY_QP). */
-enum eri_cc_algo {
-	ERI_CC_SWIFT = 0,		/* delay-based window */
-	ERI_CC_DCQCN = 1,		/* ECN-driven rate */
-	ERI_CC_FIXED = 2,		/* constant window */
-	ERI_CC_NUM,
-};
-
-/* Algorithm indexes are below ERI_CC_MAX_ALGOS; QUERY_CC names them. */
+/*
+ * Congestion-control algorithms are numbered by the device: SET_CC,
+ * QUERY_QP and QUERY_DEVICE's cc_algos and cc_default carry an index below
+ * ERI_CC_MAX_ALGOS, which QUERY_CC names.
+ */
 #define ERI_CC_MAX_ALGOS		32	/* bits of cc_algos */
 #define ERI_CC_NAME_MAX			16	/* a name and its NUL */
 

@@ -50,8 +50,11 @@ struct eri_ceq {
  * @qp_next: the QPN the next search for a free one starts at
  * @srq_next: the SRQN the next search for a free one starts at
  * @mr_variant: the variant byte of the next MR key
- * @cc_lock: serializes SET_CC commands and protects @cc_algo
- * @cc_algo: the enum eri_cc_algo the device gives new QPs
+ * @cc_lock: serializes SET_CC and QUERY_CC commands; protects @cc_algo
+ *	and @cc_names
+ * @cc_algo: the algorithm index the device gives new QPs
+ * @cc_names: the device's algorithms by index, from QUERY_CC (or "cc<n>"
+ *	without ERI_DEV_CAP_CC_NAMES); "" where it has none
  * @num_ah: address handles in existence, at most attr.max_ah
  */
 struct eri_dev {
@@ -74,8 +77,9 @@ struct eri_dev {
 	u32 qp_next;
 	u32 srq_next;
 	atomic_t mr_variant;
-	struct mutex cc_lock;	/* serializes SET_CC; protects @cc_algo */
+	struct mutex cc_lock;	/* serializes SET_CC, QUERY_CC; see above */
 	u8 cc_algo;
+	char cc_names[ERI_CC_MAX_ALGOS][ERI_CC_NAME_MAX];
 	atomic_t num_ah;
 };
 
@@ -86,7 +90,8 @@ static inline struct eri_dev *to_eri_dev(struct ib_device *ibdev)
 
 /* eri_cc.c */
 extern const struct attribute_group eri_cc_attr_group;
-void eri_cc_init(struct eri_dev *edev);
+int eri_cc_init(struct eri_dev *edev);
+void eri_cc_name(struct eri_dev *edev, u32 algo, char *name);
 
 /* eri_eq.c */
 int eri_ceqs_init(struct eri_dev *edev);

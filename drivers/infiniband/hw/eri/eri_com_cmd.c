@@ -467,7 +467,7 @@ int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn)
  *
  * Return: 0 or a negative errno (-EINVAL for an algorithm the device lacks).
  */
-int eri_com_set_cc(struct eri_com_dev *com, enum eri_cc_algo algo)
+int eri_com_set_cc(struct eri_com_dev *com, u32 algo)
 {
 	struct eri_aq_set_cc_cmd cmd = {
 		.hdr = eri_com_hdr(ERI_AQ_OP_SET_CC),
@@ -475,6 +475,37 @@ int eri_com_set_cc(struct eri_com_dev *com, enum eri_cc_algo algo)
 	};
 
 	return eri_com_exec(com, &cmd, sizeof(cmd), NULL, 0);
+}
+
+/**
+ * eri_com_query_cc - QUERY_CC: the device's congestion-control algorithms
+ * @com: the device, with ERI_DEV_CAP_CC_NAMES
+ * @descs: ERI_CC_MAX_ALGOS entries, as the device wrote them: the caller
+ *	validates them
+ *
+ * Sleeps.  Callers need no serialization.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_query_cc(struct eri_com_dev *com, struct eri_cc_desc *descs)
+{
+	const size_t len = ERI_CC_MAX_ALGOS * sizeof(*descs);
+	struct eri_aq_query_cc_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_QUERY_CC),
+		.resp_len = cpu_to_le32(len),
+	};
+	struct eri_com_buf buf;
+	int ret;
+
+	ret = eri_com_buf_alloc(com, &buf, len);
+	if (ret)
+		return ret;
+	cmd.resp_addr = cpu_to_le64(buf.dma);
+	ret = eri_com_exec_buf(com, &cmd, sizeof(cmd), NULL, 0, &buf);
+	if (!ret)
+		memcpy(descs, buf.va, len);
+	eri_com_buf_free(com, &buf);
+	return ret;
 }
 
 /**

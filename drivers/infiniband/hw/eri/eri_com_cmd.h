@@ -22,8 +22,8 @@ struct eri_com_dev_attr {
 	u32 max_srq_wr;
 	u32 max_ah;
 	u32 max_fast_reg_pages;	/* pages of a fast-registration region */
-	u32 cc_algos;		/* BIT(enum eri_cc_algo) implemented */
-	u8 cc_default;		/* enum eri_cc_algo after a reset */
+	u32 cc_algos;		/* BIT(index) of each CC algorithm */
+	u8 cc_default;		/* CC algorithm index after a reset */
 	u16 max_send_sge;
 	u16 max_recv_sge;
 	u16 max_inline_data;
@@ -109,7 +109,8 @@ int eri_com_modify_srq(struct eri_com_dev *com, u32 srqn, u32 mask,
 int eri_com_query_srq(struct eri_com_dev *com, u32 srqn,
 		      struct eri_aq_query_srq_resp *resp);
 int eri_com_destroy_srq(struct eri_com_dev *com, u32 srqn);
-int eri_com_set_cc(struct eri_com_dev *com, enum eri_cc_algo algo);
+int eri_com_set_cc(struct eri_com_dev *com, u32 algo);
+int eri_com_query_cc(struct eri_com_dev *com, struct eri_cc_desc *descs);
 int eri_com_query_stats(struct eri_com_dev *com, u64 *stats,
 			unsigned int num);
 

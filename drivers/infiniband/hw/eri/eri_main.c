@@ -237,7 +237,9 @@ int eri_probe(struct eri_bus_dev *bdev)
 	ret = eri_com_query_port(&edev->com, &edev->port);
 	if (ret)
 		goto err_com_fini;
-	eri_cc_init(edev);
+	ret = eri_cc_init(edev);
+	if (ret)
+		goto err_com_fini;
 	ret = eri_ceqs_init(edev);
 	if (ret)
 		goto err_com_fini;

@@ -703,20 +703,6 @@ out_unlock:
 	return ret;
 }
 
-static const char *eri_cc_algo_name(u8 algo)
-{
-	switch (algo) {
-	case ERI_CC_SWIFT:
-		return "swift";
-	case ERI_CC_DCQCN:
-		return "dcqcn";
-	case ERI_CC_FIXED:
-		return "fixed";
-	default:
-		return "unknown";
-	}
-}
-
 /**
  * eri_fill_res_qp_entry - the QP's counters for "rdma resource show qp -dd"
  * @msg: the netlink message
@@ -730,6 +716,7 @@ int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct eri_dev *edev = to_eri_dev(ibqp->device);
 	struct eri_qp *qp = to_eri_qp(ibqp);
+	char cc_name[ERI_CC_NAME_MAX];
 	struct eri_qp_attr d;
 	struct nlattr *table;
 	int ret;
@@ -737,6 +724,7 @@ int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	ret = eri_com_query_qp(&edev->com, qp->qpn, &d);
 	if (ret)
 		return ret;
+	eri_cc_name(edev, d.cc_algo, cc_name);
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
@@ -750,8 +738,7 @@ int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u64(msg, "ooo_pkts", le64_to_cpu(d.ooo_pkts)) ||
 	    rdma_nl_put_driver_u32(msg, "cwnd", le32_to_cpu(d.cwnd)) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us", le32_to_cpu(d.srtt_us)) ||
-	    rdma_nl_put_driver_string(msg, "cc_algo",
-				      eri_cc_algo_name(d.cc_algo)) ||
+	    rdma_nl_put_driver_string(msg, "cc_algo", cc_name) ||
 	    (qp->srq && rdma_nl_put_driver_u32(msg, "srqn", qp->srq->srqn))) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
