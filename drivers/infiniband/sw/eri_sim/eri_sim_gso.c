@@ -11,7 +11,9 @@
  * more are not copied: the buffer's fragments are the headers (in a page
  * of the super-packet's own) and the regions' own pages, which the buffer
  * keeps referenced however long the stack holds it.  Smaller payloads are
- * copied, with their headers, into page fragments of the super-packet.
+ * copied, with their headers, into page fragments of the super-packet: a
+ * chunk of a shared page for a small first packet (a ping-pong's message is
+ * alone in its super-packet), pages of its own for what follows.
  * Whoever made the requester send calls eri_sim_txb_flush() before letting
  * go of the lock; the stack, or a NIC with UDP segmentation offload, then
  * cuts the buffer into datagrams at gso_size = seg_len.
@@ -31,6 +33,8 @@
  * fragments a packet (header, payload) cost less than copying it.
  */
 #define ERI_SIM_TXB_ZC_MIN	512
+/* A first packet up to this size goes into a chunk of a shared page. */
+#define ERI_SIM_TXB_CHUNK_MAX	1024
 
 /**
  * eri_sim_gso_max_segs - packets one super-packet may carry
@@ -56,9 +60,16 @@ u32 eri_sim_gso_max_segs(u32 seg_len, u32 hdrs, u32 dev_max_size,
 	return clamp_t(u32, (max_len - hdrs) / seg_len, 1, max(n, 1U));
 }
 
-/* Bytes of @f's page from the fragment's start on. */
-static u32 eri_sim_frag_cap(const skb_frag_t *f)
+/*
+ * Bytes fragment @i of the super-packet may hold: its chunk, or its page
+ * from the fragment's start on.
+ */
+static u32 eri_sim_txb_frag_cap(const struct eri_sim_txb *b, u32 i)
 {
+	const skb_frag_t *f = &skb_shinfo(b->skb)->frags[i];
+
+	if (!i && b->chunk_len)
+		return b->chunk_len;
 	return page_size(skb_frag_page(f)) - skb_frag_off(f);
 }
 
@@ -72,9 +83,29 @@ static u32 eri_sim_txb_room(const struct eri_sim_txb *b)
 	u32 room = 0, i;
 
 	for (i = b->wfrag; i < si->nr_frags; i++)
-		room += eri_sim_frag_cap(&si->frags[i]) -
+		room += eri_sim_txb_frag_cap(b, i) -
 			skb_frag_size(&si->frags[i]);
 	return room;
+}
+
+/*
+ * A small first packet's room: a chunk of a page the networking stack
+ * shares out (netdev_alloc_frag()), where a page of the super-packet's own
+ * would be allocated, and zeroed (init_on_alloc), for a few bytes when no
+ * packet follows, as in a ping-pong.  Return: 0 or -ENOMEM.
+ */
+static int eri_sim_txb_chunk(struct eri_sim_txb *b, u32 need)
+{
+	void *p = netdev_alloc_frag(need);
+	struct page *page;
+
+	if (!p)
+		return -ENOMEM;
+	page = virt_to_head_page(p);
+	skb_fill_page_desc(b->skb, 0, page, p - page_address(page), 0);
+	b->skb->truesize += need;
+	b->chunk_len = need;
+	return 0;
 }
 
 /*
@@ -96,6 +127,9 @@ static int eri_sim_txb_reserve(struct eri_sim_txb *b, u32 need)
 
 		if (si->nr_frags >= MAX_SKB_FRAGS)
 			return -ENOSPC;
+		if (!si->nr_frags && need <= ERI_SIM_TXB_CHUNK_MAX &&
+		    !eri_sim_txb_chunk(b, need))
+			return 0;
 		if (order)
 			page = alloc_pages(GFP_ATOMIC | __GFP_COMP |
 					   __GFP_NOWARN | __GFP_NORETRY, order);
@@ -120,9 +154,9 @@ static void *eri_sim_txb_next(struct eri_sim_txb *b, u32 len, u32 *n)
 {
 	skb_frag_t *f = &skb_shinfo(b->skb)->frags[b->wfrag];
 
-	if (skb_frag_size(f) == eri_sim_frag_cap(f))
+	if (skb_frag_size(f) == eri_sim_txb_frag_cap(b, b->wfrag))
 		f = &skb_shinfo(b->skb)->frags[++b->wfrag];
-	*n = min(len, eri_sim_frag_cap(f) - skb_frag_size(f));
+	*n = min(len, eri_sim_txb_frag_cap(b, b->wfrag) - skb_frag_size(f));
 	return page_address(skb_frag_page(f)) + skb_frag_off(f) +
 	       skb_frag_size(f);
 }
@@ -196,6 +230,7 @@ static int eri_sim_txb_start(struct eri_sim_qp *qp, u32 seg_len)
 	b->nsegs = 0;
 	b->closed = false;
 	b->wfrag = 0;
+	b->chunk_len = 0;
 	b->zc = false;
 	b->fskb = skb;
 	b->max_segs = eri_sim_pkt_max_segs(qp, seg_len);
@@ -555,7 +590,6 @@ VISIBLE_IF_KUNIT struct sk_buff *eri_sim_txb_finish(struct eri_sim_qp *qp)
 	}
 	if (!skb)
 		return NULL;
-	b->skb = NULL;
 	si = skb_shinfo(skb);
 	/* Pages a process may write while the stack holds them. */
 	if (b->zc) {
@@ -567,11 +601,12 @@ VISIBLE_IF_KUNIT struct sk_buff *eri_sim_txb_finish(struct eri_sim_qp *qp)
 	}
 	/* Pages reserved and left empty. */
 	while (si->nr_frags && !skb_frag_size(&si->frags[si->nr_frags - 1])) {
-		struct page *page = skb_frag_page(&si->frags[--si->nr_frags]);
+		u32 i = --si->nr_frags;
 
-		skb->truesize -= page_size(page);
-		put_page(page);
+		skb->truesize -= eri_sim_txb_frag_cap(b, i);
+		put_page(skb_frag_page(&si->frags[i]));
 	}
+	b->skb = NULL;
 	if (!b->nsegs) {
 		kfree_skb(skb);
 		return NULL;

@@ -178,6 +178,11 @@ struct eri_sim_txb {
 	bool closed;
 	u8 wfrag;		/* the fragment being filled */
 	/*
+	 * Bytes of frags[0] when it is a chunk of a page shared with other
+	 * buffers (a small first packet's); 0 when it owns its page.
+	 */
+	u32 chunk_len;
+	/*
 	 * Zero copy: the payloads are the regions' own pages, the headers
 	 * fragments of @hpage (from @hoff on free), a fragment each.
 	 */
@@ -460,7 +465,6 @@ int eri_sim_gid_family(const u8 *sgid, const u8 *dgid);
 bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr);
 void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 			     u32 aux);
-u32 eri_sim_now32(void);
 
 /* eri_sim_gso.c */
 u32 eri_sim_gso_max_segs(u32 seg_len, u32 hdrs, u32 dev_max_size,
