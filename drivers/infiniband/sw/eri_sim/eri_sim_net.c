@@ -823,12 +823,6 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 	qp->tx_skbs++;
 }
 
-/* The low 32 bits of the clock, for ERI_WIRE timestamps. */
-u32 eri_sim_now32(void)
-{
-	return (u32)ktime_get_ns();
-}
-
 /**
  * eri_sim_send_ack_locked - send an ACK or NAK for the responder
  * @qp: the QP
@@ -857,7 +851,6 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 	hdr->sqpn = cpu_to_be32(qp->qpn);
 	hdr->psn = cpu_to_be32(psn);
 	hdr->aux = cpu_to_be32(aux);
-	hdr->ts = cpu_to_be32(eri_sim_now32());
 	hdr->ts_echo = qp->ts_recent;
 	if (qp->ce_seen)
 		hdr->flags |= ERI_WIRE_ECE;

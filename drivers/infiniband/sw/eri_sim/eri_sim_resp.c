@@ -355,7 +355,6 @@ static u32 eri_sim_resp_read_locked(struct eri_sim_qp *qp,
 			.ack_psn = cpu_to_be32(psn),
 			.msg_len = cpu_to_be32(len),
 			.offset = cpu_to_be32(off),
-			.ts = cpu_to_be32(eri_sim_now32()),
 			.ts_echo = hdr->ts,
 		};
 
@@ -393,7 +392,6 @@ static void eri_sim_resp_atomic_send_locked(struct eri_sim_qp *qp,
 	/* Every PSN before the request arrived. */
 	rh->ack_psn = cpu_to_be32(psn);
 	rh->msg_len = cpu_to_be32(ERI_ATOMIC_LEN);
-	rh->ts = cpu_to_be32(eri_sim_now32());
 	rh->ts_echo = hdr->ts;
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, sizeof(*ar));
 	eri_sim_pkt_xmit(qp, skb);

@@ -95,7 +95,8 @@ enum eri_wire_syndrome {
  *	invalidate
  * @aux: ACK: RNR timer of an RNR NAK; READ_REQ: log2 of the MTU;
  *	ATOMIC_REQ: enum eri_wire_atomic_op
- * @ts: the low 32 bits of the sender's clock in ns when it sent the packet
+ * @ts: requests: the low 32 bits of the sender's clock in ns when it sent
+ *	the packet; ACK, READ_RESP and ATOMIC_RESP: 0, ignored
  * @ts_echo: ACK, READ_RESP and ATOMIC_RESP: @ts of the request that
  *	triggered it
  * @msn: SEND, SEND_IMM, SEND_INV, WRITE_IMM: the message's number among
