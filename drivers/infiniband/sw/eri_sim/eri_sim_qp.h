@@ -312,6 +312,7 @@ struct eri_sim_qp {
 	bool rx_batch;
 	bool ack_due;		/* the responder acknowledges at its end */
 	bool run_due;		/* the requester runs at its end */
+	u64 run_due_ns;		/* at the time its ACKs were taken */
 	struct eri_sim_mr_cache rx_mrc;
 };
 
@@ -387,6 +388,7 @@ int eri_sim_qp_take_srq_locked(struct eri_sim_qp *qp, struct eri_sim_rwqe *r);
 
 /* eri_sim_req.c */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp);
+void eri_sim_req_run_at_locked(struct eri_sim_qp *qp, u64 now);
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
 			   const struct eri_sim_rx_pkt *pkt);

@@ -731,10 +731,9 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
  * left to the QP's work (or its pacing timer).  The data packets go into
  * the QP's super-packet.
  */
-static void eri_sim_req_send_locked(struct eri_sim_qp *qp)
+static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 {
 	u32 budget = ERI_SIM_TX_BUDGET;
-	u64 now = ktime_get_ns();
 
 	lockdep_assert_held(&qp->lock);
 	if ((qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD) ||
@@ -799,6 +798,25 @@ static void eri_sim_req_sent_locked(struct eri_sim_qp *qp)
 }
 
 /**
+ * eri_sim_req_run_at_locked - eri_sim_req_run_locked() at a time read already
+ * @qp: the QP
+ * @now: ktime_get_ns() of a moment ago, in the caller's run (an ACK's
+ *	arrival): one clock read less per ACK
+ *
+ * qp->lock held.
+ */
+void eri_sim_req_run_at_locked(struct eri_sim_qp *qp, u64 now)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->type != ERI_QPT_RC) {
+		eri_sim_ud_run_locked(qp);
+		return;
+	}
+	eri_sim_req_send_locked(qp, now);
+	eri_sim_req_sent_locked(qp);
+}
+
+/**
  * eri_sim_req_run_locked - send what the window and the send queue allow
  * @qp: the QP
  *
@@ -808,13 +826,7 @@ static void eri_sim_req_sent_locked(struct eri_sim_qp *qp)
  */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp)
 {
-	lockdep_assert_held(&qp->lock);
-	if (qp->type != ERI_QPT_RC) {
-		eri_sim_ud_run_locked(qp);
-		return;
-	}
-	eri_sim_req_send_locked(qp);
-	eri_sim_req_sent_locked(qp);
+	eri_sim_req_run_at_locked(qp, ktime_get_ns());
 }
 
 /* A READ response at @psn: place it wherever it falls.  Return: delivered. */
@@ -1004,10 +1016,12 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		if (qp->state == ERI_QPS_ERR)
 			return;
 	}
-	if (qp->rx_batch)
+	if (qp->rx_batch) {
 		qp->run_due = true;
-	else
-		eri_sim_req_run_locked(qp);
+		qp->run_due_ns = now;
+	} else {
+		eri_sim_req_run_at_locked(qp, now);
+	}
 }
 
 /* The tail-loss probe: send the newest packet not delivered again. */
@@ -1079,5 +1093,5 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		eri_sim_cc_on_timeout(&qp->cc, now);
 		eri_sim_req_arm_rto_locked(qp, now);
 	}
-	eri_sim_req_run_locked(qp);
+	eri_sim_req_run_at_locked(qp, now);
 }
