@@ -112,6 +112,35 @@ struct eri_sim_cc {
 	u64 priv[24];
 };
 
+/* Fraction bits of a delivery rate in packets per microsecond. */
+#define ERI_SIM_CC_BW_SHIFT	24
+
+/**
+ * struct eri_sim_cc_rs - a delivery-rate sample (as TCP's tcp_rate.c)
+ * @prior_delivered: PSNs delivered when the sampled PSN was sent
+ * @interval_ns: max(send interval, ACK interval) the sample spans
+ * @delivered: PSNs delivered over @interval_ns
+ * @lost: PSNs declared lost over it
+ * @tx_in_flight: the pipe after the sampled PSN was sent
+ * @bw: @delivered / @interval_ns in packets per microsecond,
+ *	ERI_SIM_CC_BW_SHIFT fraction bits, at most U32_MAX
+ * @app_limited: the sampled PSN was sent while application limited, so
+ *	the sample may be below what the path delivers
+ * @valid: the fields above hold a sample; false: no sample (nothing
+ *	delivered, none of the PSNs delivered has its snapshot, or the
+ *	interval is shorter than min_rtt, under 1 us or longer than 2^31 ns)
+ */
+struct eri_sim_cc_rs {
+	u64 prior_delivered;
+	u64 interval_ns;
+	u32 delivered;
+	u32 lost;
+	u32 tx_in_flight;
+	u32 bw;
+	bool app_limited;
+	bool valid;
+};
+
 /**
  * struct eri_sim_cc_ack - what one ACK tells the algorithm
  * @now_ns: the current time
@@ -119,7 +148,8 @@ struct eri_sim_cc {
  * @acked: packets newly acknowledged, cumulatively or selectively
  * @lost: packets newly found lost (fast retransmit)
  * @inflight: packets still in flight after the ACK
- * @ce: the ACK echoed an ECN CE mark
+ * @ce: the ACK echoed an ECN CE mark (or a response arrived CE marked)
+ * @rs: the ACK's delivery-rate sample; @rs.valid false: none
  */
 struct eri_sim_cc_ack {
 	u64 now_ns;
@@ -128,6 +158,7 @@ struct eri_sim_cc_ack {
 	u32 lost;
 	u32 inflight;
 	bool ce;
+	struct eri_sim_cc_rs rs;
 };
 
 /**

@@ -10,10 +10,12 @@
 #include <linux/math64.h>
 #include <linux/string.h>
 #include <linux/time64.h>
+#include <linux/win_minmax.h>
 
 #include "eri_sim_cc.h"
 #include "eri_sim_cc_dcqcn.h"
 #include "eri_sim_cc_swift.h"
+#include "eri_sim_rel.h"
 
 #define T_MTU		4096U
 #define T_US		1000ULL
@@ -748,6 +750,173 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 	KUNIT_EXPECT_GE(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE - 1);
 }
 
+/* ------------------------------------------------------------ rate samples */
+
+/*
+ * A path for the scoreboard's rate samples: a sender that sends one PSN
+ * every T_RS_GAP while it has data, a base RTT of T_RS_RTT, an ACK every
+ * 8 PSNs (every PSN when @ack_all) echoing the cumulative PSN, and ACKs
+ * held from @hold_from to @hold_until then released in one burst.
+ */
+#define T_RS_GAP	(10 * T_US)
+#define T_RS_RTT	(300 * T_US)
+#define T_RS_ACKS	1024
+
+struct t_rs_path {
+	struct eri_sim_sb sb;
+	u64 ack_at[T_RS_ACKS];
+	u32 ack_psn[T_RS_ACKS];
+	u32 ack_head, ack_tail;
+	u64 hold_from, hold_until;
+	/* max_bw as a model-based sender keeps it (eri.rst, "Update rules"). */
+	struct minmax max_bw;
+	u64 next_round_delivered;
+	u32 round;
+	u32 samples, app_limited, over, held;
+};
+
+static void t_rs_send(struct t_rs_path *p, u64 now, bool ack_all)
+{
+	u32 psn = p->sb.nxt;
+
+	eri_sim_sb_sent(&p->sb, psn, false, now);
+	if (ack_all || !((psn + 1) % 8)) {
+		p->ack_at[p->ack_tail % T_RS_ACKS] = now + T_RS_RTT;
+		p->ack_psn[p->ack_tail % T_RS_ACKS] = eri_psn_add(psn, 1);
+		p->ack_tail++;
+	}
+}
+
+/* Take in the ACKs due at @now; check each sample against @max_bw. */
+static void t_rs_acks(struct kunit *test, struct t_rs_path *p, u64 now,
+		      u32 max_bw)
+{
+	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
+	struct eri_sim_cc_rs rs;
+
+	while (p->ack_head != p->ack_tail) {
+		u64 at = p->ack_at[p->ack_head % T_RS_ACKS];
+
+		if (at >= p->hold_from && at < p->hold_until)
+			at = p->hold_until;
+		if (at > now)
+			break;
+		eri_sim_sb_ack(&p->sb, p->ack_psn[p->ack_head % T_RS_ACKS], 0,
+			       no_sack);
+		eri_sim_sb_advance(&p->sb);
+		p->ack_head++;
+		eri_sim_sb_rate_sample(&p->sb, now, T_RS_RTT, &rs);
+		if (!rs.valid)
+			continue;
+		p->samples++;
+		if (rs.bw > max_bw)
+			p->over++;
+		if (now == p->hold_until)
+			p->held++;
+		if (rs.app_limited)
+			p->app_limited++;
+		if (rs.prior_delivered >= p->next_round_delivered) {
+			p->next_round_delivered = p->sb.rate.delivered;
+			p->round++;
+		}
+		if (!rs.app_limited || rs.bw >= minmax_get(&p->max_bw))
+			minmax_running_max(&p->max_bw, 10, p->round, rs.bw);
+	}
+}
+
+static void eri_sim_cc_test_rate_sample(struct kunit *test)
+{
+	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
+	struct t_rs_path *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	/* One PSN per T_RS_GAP: the send rate, in bw units. */
+	u32 send_bw = div_u64(1ULL << ERI_SIM_CC_BW_SHIFT,
+			      div_u64(T_RS_GAP, NSEC_PER_USEC));
+	struct eri_sim_cc_rs rs;
+	u32 round;
+	u64 now;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	/* ACKs held 5 ms, then released at once: no sample above the rate. */
+	eri_sim_sb_init(&p->sb, 0xfffff0);
+	p->hold_from = 20 * T_MS_STEP;
+	p->hold_until = 25 * T_MS_STEP;
+	for (now = 0; now < 40 * T_MS_STEP; now += T_RS_GAP) {
+		t_rs_acks(test, p, now, send_bw);
+		t_rs_send(p, now, false);
+	}
+	KUNIT_EXPECT_GT(test, p->samples, 450U);
+	/*
+	 * 62 ACKs come in the burst; those of PSNs sent 2.56 ms before the
+	 * newest (ERI_SIM_RATE_SNAPS PSNs) lost their snapshots: 28 samples.
+	 */
+	KUNIT_EXPECT_GE(test, p->held, 25U);
+	KUNIT_EXPECT_EQ(test, p->over, 0U);
+	KUNIT_EXPECT_EQ(test, p->app_limited, 0U);
+	KUNIT_EXPECT_EQ(test, minmax_get(&p->max_bw), send_bw);
+	KUNIT_EXPECT_EQ(test, p->sb.rate.lost_total, 0ULL);
+	/* Every PSN sent was delivered, the last ones excepted. */
+	KUNIT_EXPECT_LE(test, eri_sim_sb_span(&p->sb), 32U);
+
+	/*
+	 * Then the application sends one PSN per millisecond: 30 rounds of
+	 * samples 100 times below the path's, marked application limited,
+	 * which leave max_bw where the bulk transfer put it.
+	 */
+	for (; now < 41 * T_MS_STEP; now += T_RS_GAP)
+		t_rs_acks(test, p, now, send_bw);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_span(&p->sb), 0U);
+	eri_sim_sb_app_limited(&p->sb, 0);
+	p->samples = 0;
+	round = p->round;
+	for (; now < 71 * T_MS_STEP; now += T_RS_GAP) {
+		t_rs_acks(test, p, now, send_bw);
+		if (!(now % T_MS_STEP)) {
+			t_rs_send(p, now, true);
+			eri_sim_sb_app_limited(&p->sb,
+					       eri_sim_sb_pipe(&p->sb));
+		}
+	}
+	KUNIT_EXPECT_GE(test, p->samples, 28U);
+	KUNIT_EXPECT_EQ(test, p->app_limited, p->samples);
+	KUNIT_EXPECT_GE(test, p->round, round + 28);
+	KUNIT_EXPECT_EQ(test, minmax_get(&p->max_bw), send_bw);
+
+	/* The mark ends once what was in flight at the last mark arrived. */
+	t_rs_send(p, now, true);
+	now += T_RS_GAP;
+	t_rs_send(p, now, true);
+	now += 2 * T_RS_RTT;
+	t_rs_acks(test, p, now, send_bw);
+	KUNIT_EXPECT_EQ(test, p->sb.rate.app_limited_until, 0ULL);
+
+	/* An interval below min_rtt is no sample; nor is an ACK of nothing. */
+	eri_sim_sb_init(&p->sb, 100);
+	eri_sim_sb_sent(&p->sb, 100, false, 0);
+	eri_sim_sb_ack(&p->sb, 101, 0, no_sack);
+	eri_sim_sb_rate_sample(&p->sb, 50 * T_US, T_RS_RTT, &rs);
+	KUNIT_EXPECT_FALSE(test, rs.valid);
+	KUNIT_EXPECT_EQ(test, rs.delivered, 1U);
+	KUNIT_EXPECT_EQ(test, p->sb.rate.delivered, 1ULL);
+	eri_sim_sb_rate_sample(&p->sb, 60 * T_US, T_RS_RTT, &rs);
+	KUNIT_EXPECT_FALSE(test, rs.valid);
+	KUNIT_EXPECT_EQ(test, rs.delivered, 0U);
+
+	/* A PSN whose slot a later one took gives no sample of its own. */
+	eri_sim_sb_init(&p->sb, 0);
+	for (now = 0; now <= ERI_SIM_RATE_SNAPS; now++)
+		eri_sim_sb_sent(&p->sb, now, false, now * T_US);
+	eri_sim_sb_ack(&p->sb, 1, 0, no_sack);
+	eri_sim_sb_rate_sample(&p->sb, T_MS_STEP, 0, &rs);
+	KUNIT_EXPECT_FALSE(test, rs.valid);
+	KUNIT_EXPECT_EQ(test, p->sb.rate.delivered, 1ULL);
+	eri_sim_sb_ack(&p->sb, 2, 0, no_sack);
+	eri_sim_sb_rate_sample(&p->sb, T_MS_STEP, 0, &rs);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+	KUNIT_EXPECT_EQ(test, rs.delivered, 2U);
+	KUNIT_EXPECT_EQ(test, rs.tx_in_flight, 2U);
+	KUNIT_EXPECT_EQ(test, rs.interval_ns, T_MS_STEP);
+}
+
 static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_rtt),
 	KUNIT_CASE(eri_sim_cc_test_min_rtt_window),
@@ -762,6 +931,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_swift_standing),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_cut),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_increase),
+	KUNIT_CASE(eri_sim_cc_test_rate_sample),
 	{}
 };
 

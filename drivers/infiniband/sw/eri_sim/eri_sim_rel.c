@@ -11,10 +11,14 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 
 #include "eri_sim_rel.h"
 
 #define ERI_SIM_REL_MASK	(ERI_SIM_REL_WIN - 1)
+#define ERI_SIM_SNAP_MASK	(ERI_SIM_RATE_SNAPS - 1)
+
+static_assert(ERI_SIM_RATE_SNAPS <= ERI_SIM_REL_WIN);
 
 void eri_sim_psn_map_init(struct eri_sim_psn_map *m, u32 base)
 {
@@ -155,6 +159,28 @@ u32 eri_sim_sb_pipe(const struct eri_sim_sb *sb)
 	       bitmap_weight(sb->lost, span);
 }
 
+/* @now_ns - @then_ns in a u32, 0 when it lies ahead, at most U32_MAX. */
+static u32 eri_sim_rate_since(u64 now_ns, u64 then_ns)
+{
+	return now_ns > then_ns ? min_t(u64, now_ns - then_ns, U32_MAX) : 0;
+}
+
+/* Take @psn's delivery snapshot: it was just sent at @now_ns. */
+static void eri_sim_sb_snap(struct eri_sim_sb *sb, u32 psn, u64 now_ns)
+{
+	struct eri_sim_rate *r = &sb->rate;
+	struct eri_sim_rate_snap *s = &r->snap[psn & ERI_SIM_SNAP_MASK];
+
+	s->tag = psn | ERI_SIM_SNAP_VALID;
+	if (r->app_limited_until)
+		s->tag |= ERI_SIM_SNAP_APP_LIMITED;
+	s->delivered = (u32)r->delivered;
+	s->lost = (u32)r->lost_total;
+	s->tx_in_flight = eri_sim_sb_pipe(sb);
+	s->since_delivered_ns = eri_sim_rate_since(now_ns, r->delivered_ns);
+	s->since_first_tx_ns = eri_sim_rate_since(now_ns, r->first_tx_ns);
+}
+
 /**
  * eri_sim_sb_sent - note that @psn left, for the first time or again
  * @sb: the scoreboard
@@ -168,12 +194,18 @@ void eri_sim_sb_sent(struct eri_sim_sb *sb, u32 psn, bool read, u64 now_ns)
 
 	if (d < 0 || d > (s32)eri_sim_sb_span(sb) || d >= ERI_SIM_REL_WIN)
 		return;
+	/* Nothing outstanding: a flight, and its intervals, start now. */
+	if (!d && sb->una == sb->nxt) {
+		sb->rate.first_tx_ns = now_ns;
+		sb->rate.delivered_ns = now_ns;
+	}
 	__assign_bit(d, sb->retx, psn != sb->nxt);
 	if (psn == sb->nxt)
 		sb->nxt = eri_psn_add(sb->nxt, 1);
 	__assign_bit(d, sb->read, read);
 	__clear_bit(d, sb->lost);
 	sb->sent_ns[psn & ERI_SIM_REL_MASK] = now_ns;
+	eri_sim_sb_snap(sb, psn, now_ns);
 }
 
 /*
@@ -190,9 +222,19 @@ static u32 eri_sim_sb_mark(struct eri_sim_sb *sb, const unsigned long *newly)
 	unsigned int i;
 
 	for_each_set_bit(i, newly, span) {
-		u64 sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
+		u32 psn = eri_psn_add(sb->una, i);
+		u64 sent = sb->sent_ns[psn & ERI_SIM_REL_MASK];
+		u32 tag = sb->rate.snap[psn & ERI_SIM_SNAP_MASK].tag;
 
 		sb->rack_ns = max(sb->rack_ns, sent);
+		/* The sample is of the PSN sent last (the later PSN on a tie). */
+		if ((tag & (ERI_SIM_SNAP_VALID | ERI_SIM_SNAP_PSN)) ==
+		    (psn | ERI_SIM_SNAP_VALID) &&
+		    (!sb->rate.newest || sent >= sb->rate.newest_sent_ns)) {
+			sb->rate.newest = true;
+			sb->rate.newest_psn = psn;
+			sb->rate.newest_sent_ns = sent;
+		}
 		if (top < span && i < top && !test_bit(i, sb->retx) &&
 		    !test_bit(i, sb->read))
 			sb->reorder = clamp(top - i + 1, sb->reorder,
@@ -201,6 +243,7 @@ static u32 eri_sim_sb_mark(struct eri_sim_sb *sb, const unsigned long *newly)
 	}
 	bitmap_or(sb->sacked, sb->sacked, newly, span);
 	bitmap_andnot(sb->lost, sb->lost, newly, span);
+	sb->rate.acked += n;
 	return n;
 }
 
@@ -314,6 +357,7 @@ u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns)
 			n++;
 		}
 	}
+	sb->rate.lost_total += n;
 	return n;
 }
 
@@ -329,6 +373,7 @@ u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb)
 		__set_bit(i, sb->lost);
 		n++;
 	}
+	sb->rate.lost_total += n;
 	return n;
 }
 
@@ -356,6 +401,69 @@ bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn)
 		}
 	}
 	return false;
+}
+
+/**
+ * eri_sim_sb_app_limited - the requester found nothing to send
+ * @sb: the scoreboard
+ * @pipe: eri_sim_sb_pipe(), below the window
+ *
+ * Samples of the PSNs in flight and of those sent before @pipe more are
+ * delivered may be below what the path delivers: they are marked
+ * application limited.
+ */
+void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe)
+{
+	sb->rate.app_limited_until = max(sb->rate.delivered + pipe, 1ULL);
+}
+
+/**
+ * eri_sim_sb_rate_sample - the delivery-rate sample of an ACK
+ * @sb: the scoreboard, after eri_sim_sb_ack() and eri_sim_sb_deliver()
+ *	took in the ACK (or response) and eri_sim_sb_detect_loss() its losses
+ * @now_ns: the time
+ * @min_rtt_ns: the base RTT, 0 when unknown: a shorter interval is no sample
+ * @rs: the sample
+ *
+ * Counts the PSNs the ACK delivered and samples the rate from the PSN sent
+ * last among them whose snapshot is still its own, over the longer of its
+ * send interval and its ACK interval, so that ACKs released in a burst do
+ * not raise the rate above that of the sending.  Call once per ACK.
+ */
+void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
+			    u64 min_rtt_ns, struct eri_sim_cc_rs *rs)
+{
+	struct eri_sim_rate *r = &sb->rate;
+	const struct eri_sim_rate_snap *s;
+	u64 ack_ns, us;
+
+	memset(rs, 0, sizeof(*rs));
+	if (!r->acked)
+		return;
+	r->delivered += r->acked;
+	r->delivered_ns = now_ns;
+	r->acked = 0;
+	if (r->app_limited_until && r->delivered > r->app_limited_until)
+		r->app_limited_until = 0;
+	if (!r->newest)
+		return;
+	r->newest = false;
+	s = &r->snap[r->newest_psn & ERI_SIM_SNAP_MASK];
+	rs->delivered = (u32)r->delivered - s->delivered;
+	rs->prior_delivered = r->delivered - rs->delivered;
+	rs->lost = (u32)r->lost_total - s->lost;
+	rs->tx_in_flight = s->tx_in_flight;
+	rs->app_limited = s->tag & ERI_SIM_SNAP_APP_LIMITED;
+	ack_ns = (u64)eri_sim_rate_since(now_ns, r->newest_sent_ns) +
+		 s->since_delivered_ns;
+	rs->interval_ns = max_t(u64, s->since_first_tx_ns, ack_ns);
+	r->first_tx_ns = r->newest_sent_ns;
+	us = div_u64(rs->interval_ns, NSEC_PER_USEC);
+	if (!us || rs->interval_ns < min_rtt_ns || rs->interval_ns > BIT(31))
+		return;
+	rs->bw = min_t(u64, div64_u64((u64)rs->delivered <<
+				      ERI_SIM_CC_BW_SHIFT, us), U32_MAX);
+	rs->valid = true;
 }
 
 /**

@@ -16,6 +16,7 @@
 #include <linux/bitmap.h>
 #include <linux/types.h>
 
+#include "eri_sim_cc.h"
 #include "eri_wire_defs.h"
 
 /* PSNs a map covers: the requester's most in flight, the responder's reach. */
@@ -68,6 +69,70 @@ u32 eri_sim_sack_encode(const struct eri_sim_psn_map *m, __be64 *sack);
 void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
 			 unsigned long *out);
 
+/* Delivery snapshots a scoreboard keeps, by PSN & (ERI_SIM_RATE_SNAPS - 1). */
+#define ERI_SIM_RATE_SNAPS	256
+static_assert((ERI_SIM_RATE_SNAPS & (ERI_SIM_RATE_SNAPS - 1)) == 0);
+
+/* &eri_sim_rate_snap.tag: the PSN, a snapshot was taken, the sender idled. */
+#define ERI_SIM_SNAP_PSN	ERI_PSN_MASK
+#define ERI_SIM_SNAP_VALID	BIT(24)
+#define ERI_SIM_SNAP_APP_LIMITED BIT(25)
+
+/**
+ * struct eri_sim_rate_snap - the delivery state when a PSN was last sent
+ * @tag: the PSN | ERI_SIM_SNAP_VALID, | ERI_SIM_SNAP_APP_LIMITED when it
+ *	was sent while application limited; a later PSN of the same slot
+ *	overwrites it
+ * @delivered: low 32 bits of &eri_sim_rate.delivered
+ * @lost: low 32 bits of &eri_sim_rate.lost_total
+ * @tx_in_flight: the pipe after it was sent
+ * @since_delivered_ns: its send time - &eri_sim_rate.delivered_ns, at most
+ *	U32_MAX (a sample that old is invalid anyway)
+ * @since_first_tx_ns: its send time - &eri_sim_rate.first_tx_ns, at most
+ *	U32_MAX
+ *
+ * Its send time is the scoreboard's &eri_sim_sb.sent_ns; times are kept
+ * relative to it so that a snapshot takes 24 bytes.
+ */
+struct eri_sim_rate_snap {
+	u32 tag;
+	u32 delivered;
+	u32 lost;
+	u32 tx_in_flight;
+	u32 since_delivered_ns;
+	u32 since_first_tx_ns;
+};
+
+static_assert(sizeof(struct eri_sim_rate_snap) == 24);
+
+/**
+ * struct eri_sim_rate - what delivery-rate samples are taken from
+ * @delivered: PSNs delivered since the scoreboard's start
+ * @delivered_ns: when @delivered last grew
+ * @first_tx_ns: send time of the newest PSN delivered (when a flight
+ *	started)
+ * @lost_total: PSNs declared lost since the scoreboard's start
+ * @app_limited_until: @delivered value up to which samples are application
+ *	limited; 0: none
+ * @acked: PSNs delivered by the ACK being taken in, not yet in @delivered
+ * @newest_psn: of those, the one sent last whose snapshot is its own
+ * @newest_sent_ns: its send time; valid while @newest is true
+ * @newest: @newest_psn is set
+ * @snap: the snapshots
+ */
+struct eri_sim_rate {
+	u64 delivered;
+	u64 delivered_ns;
+	u64 first_tx_ns;
+	u64 lost_total;
+	u64 app_limited_until;
+	u32 acked;
+	u32 newest_psn;
+	u64 newest_sent_ns;
+	bool newest;
+	struct eri_sim_rate_snap snap[ERI_SIM_RATE_SNAPS];
+};
+
 /**
  * struct eri_sim_sb - the requester's scoreboard of PSNs in flight
  * @una: oldest PSN not delivered; bit 0 of the bitmaps
@@ -82,6 +147,7 @@ void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
  *	a loss; ERI_SIM_DUP_THRESH, raised to the largest reordering seen (a
  *	PSN sent once, delivered after a later one) plus one, at most
  *	ERI_SIM_REORDER_MAX
+ * @rate: delivery snapshots and counters for rate samples
  */
 struct eri_sim_sb {
 	u32 una;
@@ -93,6 +159,7 @@ struct eri_sim_sb {
 	u64 sent_ns[ERI_SIM_REL_WIN];
 	u64 rack_ns;
 	u32 reorder;
+	struct eri_sim_rate rate;
 };
 
 void eri_sim_sb_init(struct eri_sim_sb *sb, u32 psn);
@@ -108,6 +175,9 @@ u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb);
 bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);
+void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe);
+void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
+			    u64 min_rtt_ns, struct eri_sim_cc_rs *rs);
 u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns);
 u64 eri_sim_retry_budget_ns(u32 retry_cnt, u64 ack_timeout_ns);
 bool eri_sim_retry_exhausted(u32 retries, u32 retry_cnt, u64 quiet_ns,
