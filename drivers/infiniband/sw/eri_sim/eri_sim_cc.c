@@ -304,7 +304,7 @@ void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
  * RFC 6298 smoothing with gains 1/8 and 1/4, in nanoseconds; the windowed
  * minimum; the sums behind the mean RTT.
  */
-static void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns,
+static void eri_sim_cc_rtt_update(struct eri_sim_cc *cc, u64 now_ns,
 				  u64 rtt_ns)
 {
 	u64 delta;
@@ -327,6 +327,49 @@ static void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns,
 }
 
 /**
+ * eri_sim_cc_rtt_sample() - an ACK that delivered PSNs echoed a timestamp
+ * @cc: the state, under qp->lock
+ * @now_ns: the current time
+ * @rtt_ns: the RTT sample; 0 and samples above ERI_SIM_CC_MAX_RTT_NS are
+ *	ignored
+ *
+ * Updates the estimator the algorithms share (srtt, rttvar, min_rtt) and
+ * nothing else: the transport feeds it before it times the ACK's losses
+ * and its timeout, and gives the algorithm the whole ACK afterwards with
+ * eri_sim_cc_ack().
+ */
+void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns)
+{
+	if (rtt_ns && rtt_ns <= ERI_SIM_CC_MAX_RTT_NS)
+		eri_sim_cc_rtt_update(cc, now_ns, rtt_ns);
+}
+
+/**
+ * eri_sim_cc_ack() - an ACK's events, all at once
+ * @cc: the state, under qp->lock
+ * @ack: what the ACK delivered, declared lost and echoed, and its rate
+ *	sample; its RTT sample already went to eri_sim_cc_rtt_sample()
+ *
+ * Counts an ACK that delivered PSNs, an ECN echo and a loss (one per ACK
+ * that declared PSNs lost), then hands the ACK to the algorithm.
+ */
+void eri_sim_cc_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
+{
+	struct eri_sim_cc_ack a = *ack;
+
+	if (a.rtt_ns > ERI_SIM_CC_MAX_RTT_NS)
+		a.rtt_ns = 0;
+	if (a.acked)
+		cc->acks++;
+	cc->delivered += a.acked;
+	if (a.ce)
+		cc->ecn_echoes++;
+	if (a.lost)
+		cc->losses++;
+	cc->ops->on_ack(cc, &a);
+}
+
+/**
  * eri_sim_cc_on_ack() - an ACK advanced the window
  * @cc: the state, under qp->lock
  * @now_ns: the current time
@@ -334,48 +377,51 @@ static void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns,
  *	ERI_SIM_CC_MAX_RTT_NS are ignored
  * @acked_pkts: packets newly acknowledged, cumulatively or selectively
  * @inflight_pkts: packets still in flight after the ACK
+ *
+ * eri_sim_cc_rtt_sample() and eri_sim_cc_ack() of an ACK without a rate
+ * sample, losses or marks.
  */
 void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 		       u32 acked_pkts, u32 inflight_pkts)
 {
 	struct eri_sim_cc_ack ack = {
 		.now_ns = now_ns,
-		.rtt_ns = rtt_ns <= ERI_SIM_CC_MAX_RTT_NS ? rtt_ns : 0,
+		.rtt_ns = rtt_ns,
 		.acked = acked_pkts,
 		.inflight = inflight_pkts,
 	};
 
-	cc->acks++;
-	cc->delivered += acked_pkts;
-	if (ack.rtt_ns)
-		eri_sim_cc_rtt_sample(cc, now_ns, ack.rtt_ns);
-	cc->ops->on_ack(cc, &ack);
+	eri_sim_cc_rtt_sample(cc, now_ns, rtt_ns);
+	eri_sim_cc_ack(cc, &ack);
 }
 
 /**
  * eri_sim_cc_on_ecn() - an ACK echoed an ECN CE mark (a CNP)
  * @cc: the state, under qp->lock
  * @now_ns: the current time
+ *
+ * eri_sim_cc_ack() of an ACK that delivered nothing and echoed a mark.
  */
 void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns)
 {
 	struct eri_sim_cc_ack ack = { .now_ns = now_ns, .ce = true };
 
-	cc->ecn_echoes++;
-	cc->ops->on_ack(cc, &ack);
+	eri_sim_cc_ack(cc, &ack);
 }
 
 /**
  * eri_sim_cc_on_loss() - a fast retransmit: loss inferred from SACK
  * @cc: the state, under qp->lock
  * @now_ns: the current time
+ *
+ * eri_sim_cc_ack() of an ACK that delivered nothing and declared one PSN
+ * lost.
  */
 void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns)
 {
 	struct eri_sim_cc_ack ack = { .now_ns = now_ns, .lost = 1 };
 
-	cc->losses++;
-	cc->ops->on_ack(cc, &ack);
+	eri_sim_cc_ack(cc, &ack);
 }
 
 /**

@@ -146,8 +146,9 @@ struct eri_sim_cc_rs {
  * @now_ns: the current time
  * @rtt_ns: RTT sample from the echoed timestamp, 0 for none
  * @acked: packets newly acknowledged, cumulatively or selectively
- * @lost: packets newly found lost (fast retransmit)
- * @inflight: packets still in flight after the ACK
+ * @lost: packets newly declared lost by the ACK (fast retransmit)
+ * @inflight: packets still in flight after the ACK's deliveries (the pipe
+ *	before the PSNs it declared lost are taken out)
  * @ce: the ACK echoed an ECN CE mark (or a response arrived CE marked)
  * @rs: the ACK's delivery-rate sample; @rs.valid false: none
  */
@@ -208,6 +209,8 @@ void eri_sim_cc_unregister_builtins(void);
 
 void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
 		     u32 mtu, u64 now_ns, u32 seed);
+void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns);
+void eri_sim_cc_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack);
 void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 		       u32 acked_pkts, u32 inflight_pkts);
 void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns);

@@ -148,8 +148,9 @@ static void swift_on_loss(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 static void swift_on_ack(struct eri_sim_cc *cc,
 			 const struct eri_sim_cc_ack *ack)
 {
+	/* Loss events, one per ACK that declares losses, as Swift was tuned. */
 	if (ack->lost)
-		swift_on_loss(cc, ack->now_ns, ack->lost);
+		swift_on_loss(cc, ack->now_ns, 1);
 	swift_on_delivery(cc, ack->now_ns, ack->rtt_ns, ack->acked,
 			  ack->inflight);
 }

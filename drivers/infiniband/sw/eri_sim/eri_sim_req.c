@@ -397,10 +397,8 @@ static u32 eri_sim_req_settle_locked(struct eri_sim_qp *qp, u64 now)
 	}
 	lost = eri_sim_sb_detect_loss(&qp->sb, now,
 				      eri_sim_cc_srtt_ns(&qp->cc));
-	if (lost) {
+	if (lost)
 		eri_sim_stat_add(qp->sdev, ERI_STAT_FAST_RETRANS, lost);
-		eri_sim_cc_on_loss(&qp->cc, now);
-	}
 	return lost;
 }
 
@@ -960,7 +958,8 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	u32 ack_psn = be32_to_cpu(hdr->ack_psn) & ERI_PSN_MASK;
 	u64 now = ktime_get_ns();
 	u32 rtt = (u32)now - be32_to_cpu(hdr->ts_echo);
-	u32 acked;
+	struct eri_sim_cc_ack ack = { .now_ns = now };
+	u32 acked, lost;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
@@ -976,7 +975,7 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	if ((hdr->flags & ERI_WIRE_ECE) ||
 	    (pkt->ce && hdr->opcode != ERI_OP_ACK)) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
-		eri_sim_cc_on_ecn(&qp->cc, now);
+		ack.ce = true;
 	}
 	if (hdr->opcode == ERI_OP_READ_RESP) {
 		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
@@ -995,12 +994,22 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		qp->retries = 0;
 		qp->progress_ns = now;
 		eri_sim_req_grow_rto_win_locked(qp, acked);
-		eri_sim_cc_on_ack(&qp->cc, now, rtt, acked,
-				  eri_sim_sb_pipe(&qp->sb));
+		/* Before the timeout and the loss detector read it. */
+		eri_sim_cc_rtt_sample(&qp->cc, now, rtt);
+		ack.rtt_ns = rtt;
 	}
-	eri_sim_req_settle_locked(qp, now);
+	/* The pipe after the ACK's deliveries, before its losses. */
+	ack.inflight = eri_sim_sb_pipe(&qp->sb);
+	lost = eri_sim_req_settle_locked(qp, now);
 	if (qp->state == ERI_QPS_ERR)
 		return;
+	/* The whole ACK at once: its losses, its mark, its delivery. */
+	eri_sim_sb_rate_sample(&qp->sb, now, qp->cc.min_rtt_ns, &ack.rs);
+	if (acked || lost || ack.ce) {
+		ack.acked = acked;
+		ack.lost = lost;
+		eri_sim_cc_ack(&qp->cc, &ack);
+	}
 	/*
 	 * PSNs past a hole arrive: the path works, and the hole is being
 	 * repaired by fast retransmission.  The timeout is for when nothing
