@@ -761,10 +761,17 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 					      HRTIMER_MODE_REL_SOFT);
 			break;
 		}
-		if (eri_sim_sb_next_lost(&qp->sb, &psn))
+		if (eri_sim_sb_next_lost(&qp->sb, &psn)) {
 			ret = eri_sim_req_resend_locked(qp, psn, 0, now);
-		else
+		} else {
 			ret = eri_sim_req_send_new_locked(qp, win - pipe, now);
+			/*
+			 * Nothing to send, none lost, room in the window: the
+			 * rate the PSNs in flight sample is the application's.
+			 */
+			if (!ret && eri_sim_sb_span(&qp->sb) < ERI_SIM_REL_WIN)
+				eri_sim_sb_app_limited(&qp->sb, pipe);
+		}
 		if (ret == -ENOMEM) {
 			/* Try again when the timer fires. */
 			eri_sim_req_arm_rto_locked(qp, now);
