@@ -16,6 +16,7 @@
 #   drivers/infiniband/hw/eri/  drivers/infiniband/sw/eri_sim/
 #   include/linux/eri/          include/uapi/rdma/eri-abi.h
 #   Documentation/infiniband/eri.rst
+#   Documentation/ABI/testing/sysfs-class-infiniband-eri
 # and patches idempotently drivers/infiniband/Kconfig,
 # drivers/infiniband/{hw,sw}/Makefile and the toctree of
 # Documentation/infiniband/index.rst (eri.rst is a document of its own).
@@ -27,7 +28,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "kernel-tree.sh: $*" >&2; exit 1; }
 log() { echo "kernel-tree.sh: $*" >&2; }
 
-[ $# -eq 1 ] || { sed -n '3,18s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '3,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 VERSION=$1
 case $VERSION in
 6.12|6.1) ;;
@@ -107,6 +108,8 @@ sync_dir "$REPO/drivers/infiniband/sw/eri_sim" "$SRC/drivers/infiniband/sw/eri_s
 sync_dir "$REPO/include/linux/eri"             "$SRC/include/linux/eri"
 sync_file "$REPO/include/uapi/rdma/eri-abi.h"  "$SRC/include/uapi/rdma/eri-abi.h"
 sync_file "$REPO/Documentation/infiniband/eri.rst" "$SRC/Documentation/infiniband/eri.rst"
+sync_file "$REPO/Documentation/ABI/testing/sysfs-class-infiniband-eri" \
+	"$SRC/Documentation/ABI/testing/sysfs-class-infiniband-eri"
 
 # --- 3. idempotent Kconfig / Makefile hooks -------------------------------------
 # add_after FILE ANCHOR_REGEX LINE: insert LINE after the last line matching
