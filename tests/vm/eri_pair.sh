@@ -19,6 +19,9 @@
 #   listening PORT     a TCP server listens on PORT in ns1
 #   netem ARGS...      the same tc netem qdisc on veA and veB (none: removed)
 #   hwstat NAME        the hw counter NAME of eri0 and eri1, summed
+#   neigh_pin          fixed neighbour entries for $A and $B on the veth, so
+#                      that a lossy or cut link never leaves RoCE address
+#                      resolution (modify QP to RTR) waiting on ARP
 # The GID helpers (gid_of, has_gid, gid_index) are lib.sh's.
 A=198.18.0.1
 B=198.18.0.2
@@ -55,6 +58,14 @@ hwstat() {
 		n=$((n + ${v:-0}))
 	done
 	echo "$n"
+}
+
+# neigh_pin: each end's neighbour entry for the other, fixed.
+neigh_pin() {
+	in0 ip neigh replace "$B" lladdr "$(in1 cat /sys/class/net/veB/address)" \
+		dev veA nud permanent
+	in1 ip neigh replace "$A" lladdr "$(in0 cat /sys/class/net/veA/address)" \
+		dev veB nud permanent
 }
 
 # veth_up: namespaces $NS0 and $NS1 joined by veA ($A) and veB ($B), up.

@@ -127,10 +127,7 @@ fi
 if [ "$mode" = all ] || [ "$mode" = inflight ]; then
 	# Fixed neighbours: the queue holds ERI's packets, not a neighbour
 	# resolution whose probes the queue holds too.
-	in0 ip neigh replace "$B" lladdr "$(in1 cat /sys/class/net/veB/address)" \
-		dev veA nud permanent
-	in1 ip neigh replace "$A" lladdr "$(in0 cat /sys/class/net/veA/address)" \
-		dev veB nud permanent
+	neigh_pin
 	for tool in ib_write_bw ib_send_bw; do
 		port=$((port + 1))
 		in1 timeout -s KILL 60 "$tool" -d "$D1" -x "$G1" -s 1048576 \

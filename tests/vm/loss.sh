@@ -65,6 +65,10 @@ check "build eri_rc_test" gcc -O2 -Wall -Wextra -Werror -o "$bin" "$src" \
 
 # ------------------------------------------------------------------ link
 pair_up eri_loss
+# Under netem loss (100% when the link is cut) an ARP probe may be lost
+# too, and connecting a QP (RoCE address resolution at RTR) then times out
+# (ETIMEDOUT) before the transport is even tried: fixed neighbours.
+neigh_pin
 if [ -n "$algo" ]; then
 	check "congestion control $algo on $D0" sh -c "echo $algo > /sys/class/infiniband/$D0/cc_algo"
 	check "congestion control $algo on $D1" sh -c "echo $algo > /sys/class/infiniband/$D1/cc_algo"
