@@ -285,16 +285,19 @@ u64 eri_sim_cc_wmin_update(struct eri_sim_cc_wmin *w, u64 now_ns,
  * @cc: the state, of a QP not yet sending (or under qp->lock)
  * @ops: the algorithm (it may be @cc->ops); NULL gives fixed
  * @mtu: payload bytes of a full packet (at least 1 is used)
+ * @hdrs: bytes of headers each packet adds on the wire (IP, UDP, ERI:
+ *	ERI_PKT_OVERHEAD_IPV4 or _IPV6)
  * @now_ns: the current time
  * @seed: differs between a device's QPs (the QPN), for algorithms that
  *	spread QPs apart
  */
 void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
-		     u32 mtu, u64 now_ns, u32 seed)
+		     u32 mtu, u32 hdrs, u64 now_ns, u32 seed)
 {
 	memset(cc, 0, sizeof(*cc));
 	cc->ops = ops ?: &eri_sim_cc_fixed_ops;
 	cc->mtu = clamp(mtu, 1U, 65536U);
+	cc->wire = cc->mtu + min(hdrs, 65536U);
 	cc->next_send_ns = now_ns;
 	eri_sim_cc_wmin_reset(&cc->min_rtt, now_ns);
 	cc->ops->init(cc, now_ns, seed);
@@ -465,7 +468,8 @@ u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc)
  * eri_sim_cc_sent() - a packet left
  * @cc: the state, under qp->lock
  * @now_ns: the current time
- * @bytes: the packet's payload bytes (a header-only packet counts as one)
+ * @bytes: what the packet puts on the wire, headers included (a READ or
+ *	ATOMIC request: what its responses bring back too)
  *
  * The next departure is one packet time at the pacing rate after this one.
  * A sender that was idle gets a credit of up to ERI_SIM_CC_PACE_BURST - 1

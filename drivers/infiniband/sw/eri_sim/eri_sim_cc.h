@@ -68,8 +68,11 @@ struct eri_sim_cc_wmin {
  * struct eri_sim_cc - congestion-control state of one queue pair
  * @ops: the algorithm, fixed at eri_sim_cc_init()
  * @mtu: payload bytes of a full packet
+ * @wire: bytes of a full packet on the wire: @mtu and its headers
+ *	(ERI_PKT_OVERHEAD_*), what pacing counts
  * @cwnd: congestion window in packets, ERI_SIM_CC_FP_SHIFT fraction bits
- * @pacing_rate: bytes per second; 0: not paced
+ * @pacing_rate: bytes per second on the wire, headers included; 0: not
+ *	paced
  * @next_send_ns: earliest departure of the next packet
  * @srtt_ns: smoothed RTT (RFC 6298, in ns, shared by the algorithms); 0
  *	before the first sample
@@ -94,6 +97,7 @@ struct eri_sim_cc_wmin {
 struct eri_sim_cc {
 	const struct eri_sim_cc_ops *ops;
 	u32 mtu;
+	u32 wire;
 	u32 cwnd;
 	u64 pacing_rate;
 	u64 next_send_ns;
@@ -208,7 +212,7 @@ int eri_sim_cc_register_builtins(void);
 void eri_sim_cc_unregister_builtins(void);
 
 void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
-		     u32 mtu, u64 now_ns, u32 seed);
+		     u32 mtu, u32 hdrs, u64 now_ns, u32 seed);
 void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns);
 void eri_sim_cc_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack);
 void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,

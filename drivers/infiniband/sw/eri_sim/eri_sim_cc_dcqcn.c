@@ -21,13 +21,17 @@
 /* Alpha decays from 1 to 0 in fewer periods than this (rounding up). */
 #define DCQCN_ALPHA_MAX_DECAYS	2048
 
-/* Pacing follows the rate; the window allows twice the rate's BDP. */
+/*
+ * Pacing follows the rate, a rate of payload: on the wire each packet's
+ * headers come on top.  The window allows twice the rate's BDP.
+ */
 static void dcqcn_apply(struct eri_sim_cc *cc)
 {
 	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 	u64 cwnd = DCQCN_MAX_CWND;
 
-	cc->pacing_rate = d->rc;
+	/* No overflow: rc <= LINE_RATE < 2^31, wire < 2^18. */
+	cc->pacing_rate = div_u64(d->rc * cc->wire, cc->mtu);
 	if (cc->srtt_ns)
 		cwnd = mul_u64_u64_div_u64(2 * d->rc,
 					   cc->srtt_ns << ERI_SIM_CC_FP_SHIFT,

@@ -9,7 +9,8 @@
 #include "eri_sim_cc.h"
 
 /*
- * DCQCN: rates in bytes per second, starting at LINE_RATE.  A CNP (ECN echo)
+ * DCQCN: rates in payload bytes per second (pacing adds each packet's
+ * headers), starting at LINE_RATE.  A CNP (ECN echo)
  * cuts the rate by alpha / 2 at most once per max(CUT_INTERVAL_NS, srtt) and
  * raises alpha by G; every ALPHA_PERIOD_NS without a CNP alpha decays by G.
  * Every INC_PERIOD_NS and every INC_BYTES acknowledged is an increase event:

@@ -18,6 +18,9 @@
 #include "eri_sim_rel.h"
 
 #define T_MTU		4096U
+/* Headers of a packet on the wire, what pacing counts beside the payload. */
+#define T_HDRS		ERI_PKT_OVERHEAD_IPV4
+#define T_WIRE		(T_MTU + T_HDRS)
 #define T_US		1000ULL
 #define T_MS_STEP	(1000 * T_US)
 #define T_FP(pkts)	((u32)(pkts) << ERI_SIM_CC_FP_SHIFT)
@@ -48,7 +51,7 @@ static void eri_sim_cc_test_rtt(struct kunit *test)
 	struct eri_sim_cc cc;
 	u64 srtt, rttvar;
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, T_HDRS, 0, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_srtt_ns(&cc), 0);
 	/* Before a sample: the initial RTO, clamped. */
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_rto_ns(&cc, 0, U64_MAX),
@@ -106,7 +109,7 @@ static void eri_sim_cc_test_min_rtt_window(struct kunit *test)
 	struct eri_sim_cc cc;
 	u64 now = 0;
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, T_HDRS, 0, 0);
 	eri_sim_cc_on_ack(&cc, now, 100 * T_US, 3, 0);
 	eri_sim_cc_on_ack(&cc, now += T_US, 0, 2, 0);
 	eri_sim_cc_on_ack(&cc, now += T_US, 300 * T_US, 0, 0);
@@ -146,7 +149,7 @@ static void eri_sim_cc_test_large_clock(struct kunit *test)
 	u64 now = t0;
 	u32 cwnd;
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, t0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, T_HDRS, t0, 0);
 	t_ack_pkts(&cc, &now, 10 * T_US, 100 * T_US, 16, 16);
 	KUNIT_EXPECT_EQ(test, cc.srtt_ns, 100 * T_US);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 32);
@@ -159,7 +162,7 @@ static void eri_sim_cc_test_large_clock(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.cwnd, cwnd);
 	KUNIT_EXPECT_GE(test, eri_sim_cc_next_send_ns(&cc), t0);
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, t0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, t0, 0);
 	eri_sim_cc_on_ecn(&cc, t0 + 1);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
 	eri_sim_cc_on_ack(&cc, t0 + 2 * ERI_SIM_CC_DCQCN_INC_PERIOD_NS, 0, 1, 1);
@@ -173,14 +176,14 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
 	struct eri_sim_cc cc;
 	u64 now = 0;
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, T_HDRS, 0, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_FIXED_WND);
 	KUNIT_EXPECT_STREQ(test, cc.ops->name, "fixed");
 	t_ack_pkts(&cc, &now, T_US, 100 * T_US, 64, 64);
 	eri_sim_cc_on_ecn(&cc, now);
 	eri_sim_cc_on_loss(&cc, now);
 	eri_sim_cc_on_timeout(&cc, now);
-	eri_sim_cc_sent(&cc, now, T_MTU);
+	eri_sim_cc_sent(&cc, now, T_WIRE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_FIXED_WND);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), 0);
 	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 0);
@@ -192,7 +195,7 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_srtt_ns(&cc), 100 * T_US);
 
 	/* No algorithm gives fixed. */
-	eri_sim_cc_init(&cc, NULL, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, NULL, T_MTU, T_HDRS, 0, 0);
 	KUNIT_EXPECT_PTR_EQ(test, cc.ops,
 			    (const struct eri_sim_cc_ops *)&eri_sim_cc_fixed_ops);
 }
@@ -301,7 +304,7 @@ static void eri_sim_cc_test_register(struct kunit *test)
  */
 static void t_swift_ca(struct eri_sim_cc *cc, u64 *now, u32 cwnd)
 {
-	eri_sim_cc_init(cc, &eri_sim_cc_swift_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(cc, &eri_sim_cc_swift_ops, T_MTU, T_HDRS, 0, 0);
 	*now = 0;
 	eri_sim_cc_on_ack(cc, ++*now, 100 * T_US, 0, 0);
 	cc->cwnd = T_FP(cwnd);
@@ -315,7 +318,7 @@ static void eri_sim_cc_test_swift_growth(struct kunit *test)
 	u64 now = 0;
 	u32 w;
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, T_HDRS, 0, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc),
 			ERI_SIM_CC_SWIFT_INIT_CWND);
 	/* No RTT yet: not paced. */
@@ -508,24 +511,31 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 	/* The base RTT becomes 1 ms: the 100 us sample is forgotten. */
 	eri_sim_cc_wmin_reset(&cc.min_rtt, now);
 	eri_sim_cc_on_ack(&cc, ++now, 1000 * T_US, 0, 32);
-	/* 32 * 4096 B per ms = 131072000 B/s, times 1.25. */
-	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 163840000ULL);
+	/*
+	 * 32 packets of 4204 B on the wire (4096 B and their headers) per ms
+	 * = 134528000 B/s, times 1.25.
+	 */
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 168160000ULL);
 	/* In slow start, twice the window's rate. */
 	eri_sim_cc_swift(&cc)->ssthresh = T_FP(64);
 	eri_sim_cc_on_ack(&cc, ++now, 1000 * T_US, 0, 32);
-	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 262144000ULL);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 269056000ULL);
 
-	/* Packets leave one packet time apart, after a burst of 4. */
+	/*
+	 * Packets leave one packet time apart, after a burst of 4: a packet
+	 * time is a full packet's wire bytes at the rate, 1/64 of srtt.
+	 */
 	rate = cc.pacing_rate;
-	gap = div64_u64((u64)T_MTU * NSEC_PER_SEC, rate);
+	gap = div64_u64((u64)T_WIRE * NSEC_PER_SEC, rate);
+	KUNIT_EXPECT_EQ(test, gap, 1000 * T_US / 64);
 	now = 10 * NSEC_PER_SEC;
 	for (i = 0; i < ERI_SIM_CC_PACE_BURST; i++) {
 		KUNIT_EXPECT_LE(test, eri_sim_cc_next_send_ns(&cc), now);
-		eri_sim_cc_sent(&cc, now, T_MTU);
+		eri_sim_cc_sent(&cc, now, T_WIRE);
 	}
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + gap);
 	t = eri_sim_cc_next_send_ns(&cc);
-	eri_sim_cc_sent(&cc, t, T_MTU);
+	eri_sim_cc_sent(&cc, t, T_WIRE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + gap);
 
 	/* At the floor, one packet: one packet per srtt, no burst. */
@@ -541,10 +551,10 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
 	eri_sim_cc_on_ack(&cc, ++now, 0, 0, 1);
-	KUNIT_EXPECT_EQ(test, cc.pacing_rate, (u64)T_MTU * 10000);
-	eri_sim_cc_sent(&cc, now, T_MTU);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, (u64)T_WIRE * 10000);
+	eri_sim_cc_sent(&cc, now, T_WIRE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 100 * T_US);
-	eri_sim_cc_sent(&cc, now + 100 * T_US, T_MTU);
+	eri_sim_cc_sent(&cc, now + 100 * T_US, T_WIRE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 200 * T_US);
 
 	/* From the floor, additive increase: a packet per window of ACKs. */
@@ -605,14 +615,21 @@ static u32 t_alpha_down(u32 a)
 	return a - DIV_ROUND_UP(a * ERI_SIM_CC_DCQCN_G, 1024);
 }
 
+/* DCQCN's rate is payload; its pacing rate counts the headers too. */
+static u64 t_dcqcn_pace(u64 rc)
+{
+	return div_u64(rc * T_WIRE, T_MTU);
+}
+
 static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 {
 	struct eri_sim_cc cc;
 	u64 rc, now = 0;
 	u32 alpha;
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
-	KUNIT_EXPECT_EQ(test, cc.pacing_rate, ERI_SIM_CC_DCQCN_LINE_RATE);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, 0, 0);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate,
+			t_dcqcn_pace(ERI_SIM_CC_DCQCN_LINE_RATE));
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_MAX_WND);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, 1024);
 
@@ -620,7 +637,8 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 	eri_sim_cc_on_ecn(&cc, ++now);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE / 2);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, ERI_SIM_CC_DCQCN_LINE_RATE);
-	KUNIT_EXPECT_EQ(test, cc.pacing_rate, eri_sim_cc_dcqcn(&cc)->rc);
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate,
+			t_dcqcn_pace(eri_sim_cc_dcqcn(&cc)->rc));
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, t_alpha_up(1024));
 	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
 
@@ -650,14 +668,14 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.cuts, 2);
 
 	/* The rate never falls below the floor. */
-	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, 0, 0);
 	for (now = 1; now < 100 * ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS;
 	     now += ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS)
 		eri_sim_cc_on_ecn(&cc, now);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_MIN_RATE);
 
 	/* With an RTT, cuts are at most once per srtt; the window follows. */
-	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, 0, 0);
 	eri_sim_cc_on_ack(&cc, 1, 200 * T_US, 1, 1);
 	eri_sim_cc_on_ecn(&cc, 2);
 	eri_sim_cc_on_ecn(&cc, 2 + 100 * T_US);
@@ -689,7 +707,7 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 	u64 rc, rt, now = 0;
 	u32 i;
 
-	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, 0, 0);
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, 0, 0);
 	eri_sim_cc_on_ecn(&cc, 0);
 	rt = eri_sim_cc_dcqcn(&cc)->rt;
 	rc = eri_sim_cc_dcqcn(&cc)->rc;
@@ -701,7 +719,7 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 		rc = (rt + rc) / 2;
 		KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rt);
 		KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc);
-		KUNIT_EXPECT_EQ(test, cc.pacing_rate, rc);
+		KUNIT_EXPECT_EQ(test, cc.pacing_rate, t_dcqcn_pace(rc));
 	}
 
 	/* Second cut so the target is below the line rate. */

@@ -38,7 +38,9 @@ static void swift_set_cwnd(struct eri_sim_cc *cc, u64 cwnd)
 		gain = ERI_SIM_CC_SWIFT_SS_PACE_GAIN;
 	else
 		gain = ERI_SIM_CC_SWIFT_PACE_GAIN;
-	cc->pacing_rate = eri_sim_cc_rate(cc->cwnd, cc->mtu, cc->srtt_ns, gain);
+	/* On the wire: a window's packets with their headers. */
+	cc->pacing_rate = eri_sim_cc_rate(cc->cwnd, cc->wire, cc->srtt_ns,
+					  gain);
 }
 
 /* Multiply the window by (1024 - @mdf) / 1024, at most once per RTT. */

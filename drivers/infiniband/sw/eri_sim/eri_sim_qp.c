@@ -174,7 +174,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	eri_sim_psn_map_init(&qp->rmap, 0);
 	/* The device's algorithm now; the QP keeps it (SET_CC). */
 	eri_sim_cc_init(&qp->cc, eri_sim_cc_get(sdev->cc_algo), qp->mtu,
-			ktime_get_ns(), qpn);
+			eri_sim_qp_hdrs(qp), ktime_get_ns(), qpn);
 	hrtimer_init(&qp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->timer.function = eri_sim_qp_timer;
 	qp->deadline = KTIME_MAX;	/* nothing to time yet */
@@ -328,7 +328,8 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 		/* A new connection starts its congestion control afresh. */
 		if (qp->state != ERI_QPS_SQD)
 			eri_sim_cc_init(&qp->cc, qp->cc.ops, qp->mtu,
-					ktime_get_ns(), qp->qpn);
+					eri_sim_qp_hdrs(qp), ktime_get_ns(),
+					qp->qpn);
 		qp->state = ERI_QPS_RTS;
 		qp->drained_sent = false;
 		eri_sim_req_run_locked(qp);

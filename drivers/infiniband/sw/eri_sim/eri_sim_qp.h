@@ -322,6 +322,12 @@ static inline void eri_sim_stat_add(struct eri_sim_dev *sdev,
 	this_cpu_add(sdev->stats->v[stat], val);
 }
 
+/* Bytes of headers (IP, UDP, ERI) each packet of @qp adds on the wire. */
+static inline u32 eri_sim_qp_hdrs(const struct eri_sim_qp *qp)
+{
+	return qp->ipv6 ? ERI_PKT_OVERHEAD_IPV6 : ERI_PKT_OVERHEAD_IPV4;
+}
+
 /* eri_sim_cq.c */
 u8 eri_sim_create_cq(struct eri_sim_dev *sdev,
 		     const struct eri_aq_create_cq_cmd *cmd);

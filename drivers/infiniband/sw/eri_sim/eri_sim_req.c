@@ -488,7 +488,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 			      hdr.opcode, len);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, len);
 	eri_sim_sb_sent(&qp->sb, psn, false, now);
-	eri_sim_cc_sent(&qp->cc, now, len);
+	eri_sim_cc_sent(&qp->cc, now, len + eri_sim_qp_hdrs(qp));
 	return 0;
 }
 
@@ -517,8 +517,11 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	eri_sim_pkt_xmit(qp, skb);
 	for (i = 0; i < pkts; i++)
 		eri_sim_sb_sent(&qp->sb, eri_psn_add(psn, i), true, now);
-	/* Paced by the bytes it asks for: they come back on the same path. */
-	eri_sim_cc_sent(&qp->cc, now, len);
+	/*
+	 * Paced by the bytes it asks for, the responses with their headers:
+	 * they come back on the same path.
+	 */
+	eri_sim_cc_sent(&qp->cc, now, len + pkts * eri_sim_qp_hdrs(qp));
 	return 0;
 }
 
@@ -548,7 +551,9 @@ static int eri_sim_req_send_atomic_locked(struct eri_sim_qp *qp,
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, sizeof(*a));
 	eri_sim_pkt_xmit(qp, skb);
 	eri_sim_sb_sent(&qp->sb, w->first_psn, true, now);
-	eri_sim_cc_sent(&qp->cc, now, sizeof(*a) + ERI_ATOMIC_LEN);
+	/* The request and its response, headers included. */
+	eri_sim_cc_sent(&qp->cc, now, sizeof(*a) + ERI_ATOMIC_LEN +
+			2 * eri_sim_qp_hdrs(qp));
 	return 0;
 }
 
