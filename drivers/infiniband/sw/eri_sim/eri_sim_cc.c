@@ -280,6 +280,21 @@ u64 eri_sim_cc_wmin_update(struct eri_sim_cc_wmin *w, u64 now_ns,
 	return min(w->v[0], w->v[1]);
 }
 
+/*
+ * The send quantum follows the pacing rate, which only the algorithm's
+ * callbacks change: QUANTUM_NS of it in full packets.
+ */
+static void eri_sim_cc_set_quantum(struct eri_sim_cc *cc)
+{
+	u64 q = ERI_SIM_CC_QUANTUM_MAX;
+
+	if (cc->pacing_rate)
+		q = div64_u64(cc->pacing_rate, (u64)cc->wire *
+			      (NSEC_PER_SEC / ERI_SIM_CC_QUANTUM_NS));
+	cc->quantum = clamp_t(u64, q, ERI_SIM_CC_QUANTUM_MIN,
+			      ERI_SIM_CC_QUANTUM_MAX);
+}
+
 /**
  * eri_sim_cc_init() - start a QP's congestion control
  * @cc: the state, of a QP not yet sending (or under qp->lock)
@@ -301,6 +316,7 @@ void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
 	cc->next_send_ns = now_ns;
 	eri_sim_cc_wmin_reset(&cc->min_rtt, now_ns);
 	cc->ops->init(cc, now_ns, seed);
+	eri_sim_cc_set_quantum(cc);
 }
 
 /*
@@ -370,6 +386,7 @@ void eri_sim_cc_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 	if (a.lost)
 		cc->losses++;
 	cc->ops->on_ack(cc, &a);
+	eri_sim_cc_set_quantum(cc);
 }
 
 /**
@@ -436,6 +453,7 @@ void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns)
 {
 	cc->timeouts++;
 	cc->ops->on_timeout(cc, now_ns, 0);
+	eri_sim_cc_set_quantum(cc);
 }
 
 /**
@@ -465,26 +483,47 @@ u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc)
 }
 
 /**
- * eri_sim_cc_sent() - a packet left
+ * eri_sim_cc_quantum() - packets pacing releases at once
  * @cc: the state, under qp->lock
- * @now_ns: the current time
- * @bytes: what the packet puts on the wire, headers included (a READ or
- *	ATOMIC request: what its responses bring back too)
  *
- * The next departure is one packet time at the pacing rate after this one.
- * A sender that was idle gets a credit of up to ERI_SIM_CC_PACE_BURST - 1
- * packet times, so it may send that many back to back; a window of one
- * packet or less gets none, since pacing is what enforces it.
+ * When eri_sim_cc_next_send_ns() has come, the sender may send this many
+ * packets (or fewer: the window, the route's segmentation offload) without
+ * looking at the clock again, then calls eri_sim_cc_sent() once for them.
+ * At high rates it is about a super-packet per millisecond.
+ *
+ * Return: ERI_SIM_CC_QUANTUM_NS of the pacing rate in full packets, within
+ * [ERI_SIM_CC_QUANTUM_MIN, ERI_SIM_CC_QUANTUM_MAX]; ERI_SIM_CC_QUANTUM_MAX
+ * when the QP is not paced.
+ */
+u32 eri_sim_cc_quantum(const struct eri_sim_cc *cc)
+{
+	return cc->quantum;
+}
+
+/**
+ * eri_sim_cc_sent() - a quantum's packets left
+ * @cc: the state, under qp->lock
+ * @now_ns: the current time, when they left
+ * @bytes: what they put on the wire, headers included (a READ or ATOMIC
+ *	request: what its responses bring back too)
+ *
+ * The next departure is @bytes at the pacing rate after this one.  A
+ * sender that was idle has a credit of one quantum's time (a quantum of
+ * full packets at the rate), so after idling its next quantum may follow
+ * at once; a window of one packet or less gets none, since pacing is what
+ * enforces it.
  */
 void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes)
 {
-	u64 gap, credit, base;
+	u64 gap, credit = 0, base;
 
 	if (!cc->pacing_rate)
 		return;
 	gap = div64_u64((u64)max(bytes, 1U) * NSEC_PER_SEC, cc->pacing_rate);
-	credit = cc->cwnd <= ERI_SIM_CC_ONE ? 0 :
-		 gap * (ERI_SIM_CC_PACE_BURST - 1);
+	/* No overflow: quantum * wire < 2^24. */
+	if (cc->cwnd > ERI_SIM_CC_ONE)
+		credit = div64_u64((u64)cc->quantum * cc->wire * NSEC_PER_SEC,
+				   cc->pacing_rate);
 	base = now_ns > credit ? now_ns - credit : 0;
 	base = max(base, cc->next_send_ns);
 	cc->next_send_ns = base + gap;

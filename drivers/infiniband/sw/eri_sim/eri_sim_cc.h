@@ -40,8 +40,15 @@
 #define ERI_SIM_CC_MIN_WND	1
 /* The window of ERI_SIM_CC_FIXED, the transport's window before the engine. */
 #define ERI_SIM_CC_FIXED_WND	128
-/* Packets a paced sender may send back to back after being idle. */
-#define ERI_SIM_CC_PACE_BURST	4
+/*
+ * The send quantum: the packets pacing releases at once, the pacing rate's
+ * bytes of QUANTUM_NS in full packets, within [QUANTUM_MIN, QUANTUM_MAX];
+ * QUANTUM_MAX for a QP that is not paced.  QUANTUM_MAX is what one
+ * super-packet holds at most (ERI_SIM_GSO_MAX_SEGS).
+ */
+#define ERI_SIM_CC_QUANTUM_NS	(1000ULL * 1000)
+#define ERI_SIM_CC_QUANTUM_MIN	2
+#define ERI_SIM_CC_QUANTUM_MAX	64
 /* RTT samples above this are taken as bogus and ignored (about 17 s). */
 #define ERI_SIM_CC_MAX_RTT_NS	BIT_ULL(34)
 /* min_rtt is the smallest RTT sampled within about this long (10 s). */
@@ -71,6 +78,7 @@ struct eri_sim_cc_wmin {
  * @wire: bytes of a full packet on the wire: @mtu and its headers
  *	(ERI_PKT_OVERHEAD_*), what pacing counts
  * @cwnd: congestion window in packets, ERI_SIM_CC_FP_SHIFT fraction bits
+ * @quantum: packets pacing releases at once (eri_sim_cc_quantum())
  * @pacing_rate: bytes per second on the wire, headers included; 0: not
  *	paced
  * @next_send_ns: earliest departure of the next packet
@@ -99,6 +107,7 @@ struct eri_sim_cc {
 	u32 mtu;
 	u32 wire;
 	u32 cwnd;
+	u32 quantum;
 	u64 pacing_rate;
 	u64 next_send_ns;
 	u64 srtt_ns;
@@ -222,6 +231,7 @@ void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns);
 void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns);
 u32 eri_sim_cc_window(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc);
+u32 eri_sim_cc_quantum(const struct eri_sim_cc *cc);
 void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes);
 u64 eri_sim_cc_srtt_ns(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns);

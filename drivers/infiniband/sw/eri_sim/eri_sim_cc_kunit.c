@@ -522,21 +522,28 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 269056000ULL);
 
 	/*
-	 * Packets leave one packet time apart, after a burst of 4: a packet
-	 * time is a full packet's wire bytes at the rate, 1/64 of srtt.
+	 * A packet time is a full packet's wire bytes at the rate, 1/64 of
+	 * srtt; a quantum is 1 ms of the rate, 64 packets.  Quanta leave a
+	 * quantum's packet times apart, after a burst of two (the credit of
+	 * an idle sender, and the quantum due now).
 	 */
 	rate = cc.pacing_rate;
 	gap = div64_u64((u64)T_WIRE * NSEC_PER_SEC, rate);
 	KUNIT_EXPECT_EQ(test, gap, 1000 * T_US / 64);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_quantum(&cc), 64);
 	now = 10 * NSEC_PER_SEC;
-	for (i = 0; i < ERI_SIM_CC_PACE_BURST; i++) {
+	for (i = 0; i < 2; i++) {
 		KUNIT_EXPECT_LE(test, eri_sim_cc_next_send_ns(&cc), now);
-		eri_sim_cc_sent(&cc, now, T_WIRE);
+		eri_sim_cc_sent(&cc, now, 64 * T_WIRE);
 	}
-	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + gap);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 64 * gap);
 	t = eri_sim_cc_next_send_ns(&cc);
-	eri_sim_cc_sent(&cc, t, T_WIRE);
-	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + gap);
+	eri_sim_cc_sent(&cc, t, 64 * T_WIRE);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + 64 * gap);
+	/* A part of a quantum (the window was full) takes its packet times. */
+	t = eri_sim_cc_next_send_ns(&cc);
+	eri_sim_cc_sent(&cc, t, 8 * T_WIRE);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + 8 * gap);
 
 	/* At the floor, one packet: one packet per srtt, no burst. */
 	t_swift_ca(&cc, &now, 2);
@@ -600,6 +607,84 @@ static void eri_sim_cc_test_swift_standing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_SWIFT_MIN_CWND);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
 	KUNIT_EXPECT_GT(test, cc.pacing_rate, 0);
+}
+
+/* ---------------------------------------------------------- send quantum */
+
+/* An algorithm whose window is 16 packets and whose rate is its seed. */
+static void t_paced_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
+{
+	cc->cwnd = T_FP(16);
+	cc->pacing_rate = seed;
+}
+
+static struct eri_sim_cc_ops t_paced_ops = {
+	.name = "t_paced",
+	.flags = ERI_CC_DESC_PACED,
+	.init = t_paced_init,
+	.on_ack = t_nop_on_ack,
+	.on_timeout = t_nop_on_timeout,
+	.window = t_nop_window,
+};
+
+/*
+ * The quantum is 1 ms of the pacing rate in full packets, 2 to 64; pacing
+ * takes one step per quantum (a super-packet) by its bytes on the wire.
+ */
+static void eri_sim_cc_test_quantum(struct kunit *test)
+{
+	const u64 wire = 1024 + T_HDRS;		/* 1132 */
+	struct eri_sim_cc cc;
+	u64 now, t, q_ns;
+
+	/* 3 MB/s: 2.65 packets per ms, so 2. */
+	eri_sim_cc_init(&cc, &t_paced_ops, 1024, T_HDRS, 0, 3000000);
+	KUNIT_EXPECT_EQ(test, cc.wire, wire);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_quantum(&cc), 2);
+	/* 1 GB/s: 883 packets per ms, a super-packet's 64 at most. */
+	eri_sim_cc_init(&cc, &t_paced_ops, 1024, T_HDRS, 0, 1000000000);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_quantum(&cc), 64);
+	/* Not paced: 64, as many as a super-packet holds. */
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, 1024, T_HDRS, 0, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_quantum(&cc), 64);
+
+	/* It follows the algorithm's rate: Swift's, once it has an RTT. */
+	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, T_HDRS, 0, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_quantum(&cc), 64);
+	eri_sim_cc_on_ack(&cc, 1, 1000 * T_US, 0, 16);
+	/* 16 packets of 4204 B per ms, twice in slow start: 32 per ms. */
+	KUNIT_EXPECT_EQ(test, cc.pacing_rate, 134528000ULL);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_quantum(&cc), 32);
+
+	/* 40 MB/s: 35 packets per ms, 990.5 us of the rate. */
+	eri_sim_cc_init(&cc, &t_paced_ops, 1024, T_HDRS, 0, 40000000);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_quantum(&cc), 35);
+	q_ns = 35 * wire * NSEC_PER_SEC / 40000000;
+	KUNIT_EXPECT_EQ(test, q_ns, 990500);
+	/* Idle: a quantum leaves, and the credit lets the next one follow. */
+	now = 10 * NSEC_PER_SEC;
+	KUNIT_EXPECT_LE(test, eri_sim_cc_next_send_ns(&cc), now);
+	eri_sim_cc_sent(&cc, now, 35 * wire);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now);
+	eri_sim_cc_sent(&cc, now, 35 * wire);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + q_ns);
+	/* Then one step per super-packet, by its wire bytes. */
+	t = eri_sim_cc_next_send_ns(&cc);
+	eri_sim_cc_sent(&cc, t, 35 * wire);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + q_ns);
+	t = eri_sim_cc_next_send_ns(&cc);
+	eri_sim_cc_sent(&cc, t, 10 * wire);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + 283000);
+	/* A header-only packet costs its headers: 108 B at 40 MB/s. */
+	t = eri_sim_cc_next_send_ns(&cc);
+	eri_sim_cc_sent(&cc, t, T_HDRS);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + 2700);
+
+	/* A window of one packet has no credit: pacing enforces it. */
+	cc.cwnd = ERI_SIM_CC_ONE;
+	now += NSEC_PER_SEC;
+	eri_sim_cc_sent(&cc, now, wire);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), now + 28300);
 }
 
 /* ------------------------------------------------------------------ DCQCN */
@@ -947,6 +1032,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_swift_timeout),
 	KUNIT_CASE(eri_sim_cc_test_swift_pacing),
 	KUNIT_CASE(eri_sim_cc_test_swift_standing),
+	KUNIT_CASE(eri_sim_cc_test_quantum),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_cut),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_increase),
 	KUNIT_CASE(eri_sim_cc_test_rate_sample),

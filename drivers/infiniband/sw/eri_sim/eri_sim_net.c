@@ -743,7 +743,8 @@ static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
  *
  * qp->lock held.  As many as one IP datagram's length field allows (with
  * the IP and UDP headers), within the route device's gso_max_size and
- * gso_max_segs and ERI_SIM_GSO_MAX_SEGS.
+ * gso_max_segs and ERI_SIM_GSO_MAX_SEGS.  Keeps the device's gso_max_segs
+ * in qp->route_segs.
  *
  * Return: 1 at least.
  */
@@ -755,7 +756,7 @@ u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 	struct in6_addr saddr6;
 	struct socket *sock;
 	__be32 saddr;
-	u32 n;
+	u32 n, segs;
 
 	lockdep_assert_held(&qp->lock);
 	rcu_read_lock();
@@ -770,9 +771,11 @@ u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 	rcu_read_unlock();
 	if (!dst)
 		return 1;
+	segs = READ_ONCE(dst->dev->gso_max_segs);
+	/* For the requester's send quantum, which takes no route lookup. */
+	qp->route_segs = clamp_t(u32, segs, 1, ERI_SIM_GSO_MAX_SEGS);
 	n = eri_sim_gso_max_segs(seg_len, hdrs,
-				 READ_ONCE(dst->dev->gso_max_size),
-				 READ_ONCE(dst->dev->gso_max_segs));
+				 READ_ONCE(dst->dev->gso_max_size), segs);
 	dst_release(dst);
 	return n;
 }

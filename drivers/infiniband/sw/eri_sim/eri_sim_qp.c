@@ -170,6 +170,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->timeout = ERI_SIM_DEFAULT_TIMEOUT;
 	qp->retry_cnt = 7;
 	qp->rnr_retry = 7;
+	qp->route_segs = 1;
 	eri_sim_sb_init(&qp->sb, 0);
 	eri_sim_psn_map_init(&qp->rmap, 0);
 	/* The device's algorithm now; the QP keeps it (SET_CC). */
@@ -285,6 +286,7 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 		qp->tclass = attr->traffic_class;
 		qp->flow_label = le32_to_cpu(attr->flow_label);
 		dst_cache_reset(&qp->dst_cache);
+		qp->route_segs = 1;
 	}
 	if (mask & ERI_QP_ATTR_DEST_QPN)
 		qp->dest_qpn = le32_to_cpu(attr->dest_qpn);

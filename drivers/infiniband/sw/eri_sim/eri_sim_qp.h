@@ -287,6 +287,14 @@ struct eri_sim_qp {
 	bool drained_sent;
 	struct hrtimer timer;
 	struct hrtimer pace_timer;	/* the pacing time of the next packet */
+	/* Sent since the last pacing step: PSNs, and bytes on the wire. */
+	u32 pace_pkts;
+	u32 pace_bytes;
+	/*
+	 * The route device's gso_max_segs (within ERI_SIM_GSO_MAX_SEGS), as
+	 * eri_sim_pkt_max_segs() last found it; 1 until it has.
+	 */
+	u32 route_segs;
 	struct work_struct tx_work;
 	struct eri_sim_txb txb;		/* the super-packet being built */
 	struct eri_sim_mr_cache tx_mrc;	/* regions of the requester's run */

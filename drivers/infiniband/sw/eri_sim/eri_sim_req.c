@@ -64,6 +64,8 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->probe_out = false;
 	qp->timer_probe = false;
 	qp->deadline = KTIME_MAX;
+	qp->pace_pkts = 0;
+	qp->pace_bytes = 0;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
 }
@@ -83,6 +85,36 @@ static u32 eri_sim_req_window(const struct eri_sim_qp *qp)
 	u32 win = eri_sim_req_cc_window(qp);
 
 	return qp->rto_win ? min(win, qp->rto_win) : win;
+}
+
+/*
+ * Packets one release of the pacer may take: the congestion control's
+ * quantum, within what one super-packet of the route takes.  The window
+ * bounds it further, packet by packet.
+ */
+static u32 eri_sim_req_quantum(const struct eri_sim_qp *qp)
+{
+	return min(eri_sim_cc_quantum(&qp->cc), qp->route_segs);
+}
+
+/* @psns PSNs went out, @bytes on the wire: the current release's. */
+static void eri_sim_req_count_locked(struct eri_sim_qp *qp, u32 psns,
+				     u32 bytes)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->pace_pkts += psns;
+	qp->pace_bytes += bytes;
+}
+
+/* The release is over: one pacing step for what it sent. */
+static void eri_sim_req_paced_locked(struct eri_sim_qp *qp, u64 now)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!qp->pace_pkts)
+		return;
+	eri_sim_cc_sent(&qp->cc, now, qp->pace_bytes);
+	qp->pace_pkts = 0;
+	qp->pace_bytes = 0;
 }
 
 /*
@@ -488,7 +520,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 			      hdr.opcode, len);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, len);
 	eri_sim_sb_sent(&qp->sb, psn, false, now);
-	eri_sim_cc_sent(&qp->cc, now, len + eri_sim_qp_hdrs(qp));
+	eri_sim_req_count_locked(qp, 1, len + eri_sim_qp_hdrs(qp));
 	return 0;
 }
 
@@ -521,7 +553,7 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	 * Paced by the bytes it asks for, the responses with their headers:
 	 * they come back on the same path.
 	 */
-	eri_sim_cc_sent(&qp->cc, now, len + pkts * eri_sim_qp_hdrs(qp));
+	eri_sim_req_count_locked(qp, pkts, len + pkts * eri_sim_qp_hdrs(qp));
 	return 0;
 }
 
@@ -552,8 +584,8 @@ static int eri_sim_req_send_atomic_locked(struct eri_sim_qp *qp,
 	eri_sim_pkt_xmit(qp, skb);
 	eri_sim_sb_sent(&qp->sb, w->first_psn, true, now);
 	/* The request and its response, headers included. */
-	eri_sim_cc_sent(&qp->cc, now, sizeof(*a) + ERI_ATOMIC_LEN +
-			2 * eri_sim_qp_hdrs(qp));
+	eri_sim_req_count_locked(qp, 1, sizeof(*a) + ERI_ATOMIC_LEN +
+				 2 * eri_sim_qp_hdrs(qp));
 	return 0;
 }
 
@@ -732,11 +764,13 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
  * Send lost packets again first, then new ones, while the congestion
  * window and pacing allow; at most ERI_SIM_TX_BUDGET packets, the rest is
  * left to the QP's work (or its pacing timer).  The data packets go into
- * the QP's super-packet.
+ * the QP's super-packet.  Pacing releases a quantum at a time: once its
+ * time has come, the packets of a quantum go without a look at the clock,
+ * and the pacer takes one step for all of them.
  */
 static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 {
-	u32 budget = ERI_SIM_TX_BUDGET;
+	u32 budget = ERI_SIM_TX_BUDGET, quantum = 0;
 
 	lockdep_assert_held(&qp->lock);
 	if ((qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD) ||
@@ -748,23 +782,31 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 	while (budget) {
 		u32 pipe = eri_sim_sb_pipe(&qp->sb);
 		u32 win = eri_sim_req_window(qp);
-		u64 next = eri_sim_cc_next_send_ns(&qp->cc);
 		u32 psn;
 		int ret;
 
 		if (pipe >= win)
 			break;
-		if (next > now) {
-			/*
-			 * Paced: the timer runs the requester then.  Not
-			 * hrtimer_active(): it is true inside the pace timer's
-			 * own callback, which would then end without a timer.
-			 */
-			if (!hrtimer_is_queued(&qp->pace_timer))
-				hrtimer_start(&qp->pace_timer,
-					      ns_to_ktime(next - now),
-					      HRTIMER_MODE_REL_SOFT);
-			break;
+		if (qp->pace_pkts >= quantum) {
+			u64 next;
+
+			/* A new release, when the last one's step allows. */
+			eri_sim_req_paced_locked(qp, now);
+			next = eri_sim_cc_next_send_ns(&qp->cc);
+			if (next > now) {
+				/*
+				 * Paced: the timer runs the requester then.
+				 * Not hrtimer_active(): it is true inside the
+				 * pace timer's own callback, which would then
+				 * end without a timer.
+				 */
+				if (!hrtimer_is_queued(&qp->pace_timer))
+					hrtimer_start(&qp->pace_timer,
+						      ns_to_ktime(next - now),
+						      HRTIMER_MODE_REL_SOFT);
+				break;
+			}
+			quantum = eri_sim_req_quantum(qp);
 		}
 		if (eri_sim_sb_next_lost(&qp->sb, &psn)) {
 			ret = eri_sim_req_resend_locked(qp, psn, 0, now);
@@ -778,6 +820,7 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 				eri_sim_sb_app_limited(&qp->sb, pipe);
 		}
 		if (ret == -ENOMEM) {
+			eri_sim_req_paced_locked(qp, now);
 			/* Try again when the timer fires. */
 			eri_sim_req_arm_rto_locked(qp, now);
 			return;
@@ -786,6 +829,8 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 			break;
 		budget--;
 	}
+	/* The release ends with the run: the next one starts afresh. */
+	eri_sim_req_paced_locked(qp, now);
 	if (qp->state == ERI_QPS_ERR)
 		return;
 	if (eri_sim_sb_span(&qp->sb) && qp->deadline == KTIME_MAX)
@@ -1056,6 +1101,7 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
 		return;
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TLPS, 1);
 	eri_sim_req_resend_locked(qp, psn, ERI_WIRE_PROBE, now);
+	eri_sim_req_paced_locked(qp, now);
 	eri_sim_req_sent_locked(qp);
 	if (qp->rto_at > now)
 		eri_sim_req_arm_locked(qp, now, qp->rto_at - now);
