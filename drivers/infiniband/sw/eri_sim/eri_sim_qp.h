@@ -21,8 +21,12 @@
 #include "eri_sim_rel.h"
 #include "eri_wire_defs.h"
 
-/* Response packets one READ request asks for at most. */
+/*
+ * Response packets one READ request asks for at most; and (with room in
+ * the window) at least READ_MIN_PKTS, however small the send quantum.
+ */
 #define ERI_SIM_READ_CHUNK_PKTS	32
+#define ERI_SIM_READ_MIN_PKTS	8
 /* Packets one run of the requester sends before it yields. */
 #define ERI_SIM_TX_BUDGET	128
 /*

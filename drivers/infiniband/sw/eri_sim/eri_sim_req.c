@@ -732,8 +732,15 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 		break;
 	}
 	if (w->opcode == ERI_SQ_OP_READ) {
-		u32 pkts = min3((u32)eri_psn_diff(w->end_psn, psn),
-				(u32)ERI_SIM_READ_CHUNK_PKTS,
+		/*
+		 * The responses come back as one burst: no more than the
+		 * send quantum allows, but not so few that the requests
+		 * crowd the path.
+		 */
+		u32 chunk = clamp_t(u32, eri_sim_cc_quantum(&qp->cc),
+				    ERI_SIM_READ_MIN_PKTS,
+				    ERI_SIM_READ_CHUNK_PKTS);
+		u32 pkts = min3((u32)eri_psn_diff(w->end_psn, psn), chunk,
 				ERI_SIM_REL_WIN - span);
 
 		ret = eri_sim_req_send_read_locked(qp, w, psn,
