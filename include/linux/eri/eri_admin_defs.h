@@ -608,6 +608,7 @@ enum eri_stat {
 	ERI_STAT_TX_SKBS,		/* buffers sent: a super-packet once */
 	ERI_STAT_RX_SKBS,		/* buffers received: a super-packet once */
 	ERI_STAT_MAD_DROPS,		/* GSI datagrams that are no MAD */
+	ERI_STAT_SQ_POLLS,		/* looks at a drained SQ that found work */
 	ERI_STAT_NUM,
 };
 

@@ -514,6 +514,7 @@ static const struct rdma_stat_desc eri_hw_stat_descs[] = {
 	[ERI_STAT_TX_SKBS].name = "tx_skbs",
 	[ERI_STAT_RX_SKBS].name = "rx_skbs",
 	[ERI_STAT_MAD_DROPS].name = "mad_drops",
+	[ERI_STAT_SQ_POLLS].name = "sq_polls",
 };
 
 static_assert(ARRAY_SIZE(eri_hw_stat_descs) == ERI_STAT_NUM);

@@ -248,6 +248,7 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 			eri_sim_req_rx_locked(qp, hdr, &pkt);
 		} else {
 			eri_sim_stat_add(sdev, ERI_STAT_RX_BYTES, pkt.len);
+			qp->sq_rx_seen = true;
 			eri_sim_resp_rx_locked(qp, hdr, &pkt);
 		}
 	}

@@ -68,6 +68,18 @@ static enum hrtimer_restart eri_sim_qp_ack_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+static enum hrtimer_restart eri_sim_qp_sq_poll_timer(struct hrtimer *timer)
+{
+	struct eri_sim_qp *qp = container_of(timer, struct eri_sim_qp,
+					     sq_poll_timer);
+
+	spin_lock(&qp->lock);
+	if (!qp->dead)
+		eri_sim_req_sq_poll_locked(qp);
+	spin_unlock(&qp->lock);
+	return HRTIMER_NORESTART;
+}
+
 /* The requester ran out of budget with work left: go on here. */
 static void eri_sim_qp_tx_work(struct work_struct *work)
 {
@@ -183,6 +195,9 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->ack_timer.function = eri_sim_qp_ack_timer;
 	hrtimer_init(&qp->pace_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->pace_timer.function = eri_sim_qp_pace_timer;
+	hrtimer_init(&qp->sq_poll_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_SOFT);
+	qp->sq_poll_timer.function = eri_sim_qp_sq_poll_timer;
 	INIT_WORK(&qp->tx_work, eri_sim_qp_tx_work);
 	/* Idle until RTS: a producer kicks after posting. */
 	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
@@ -442,6 +457,7 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp,
 	hrtimer_cancel(&qp->timer);
 	hrtimer_cancel(&qp->ack_timer);
 	hrtimer_cancel(&qp->pace_timer);
+	hrtimer_cancel(&qp->sq_poll_timer);
 	cancel_work_sync(&qp->tx_work);
 	eri_sim_qp_put(qp);
 	wait_for_completion(&qp->unused);
@@ -621,6 +637,7 @@ void eri_sim_qp_error_locked(struct eri_sim_qp *qp, u8 event)
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->ack_timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
+	hrtimer_try_to_cancel(&qp->sq_poll_timer);
 	eri_sim_qp_flush_locked(qp);
 	if (event)
 		eri_sim_aeq_post(qp->sdev, event, qp->qpn, 0);
@@ -1011,8 +1028,11 @@ void eri_sim_qp_doorbell(struct eri_sim_dev *sdev, u32 qpn, bool sq)
 	if (!qp->dead && qp->state == ERI_QPS_ERR) {
 		eri_sim_qp_flush_locked(qp);
 	} else if (!qp->dead && sq) {
+		u64 now = ktime_get_ns();
+
 		WRITE_ONCE(qp->dbrec->sq_need_kick, 0);
-		eri_sim_req_run_locked(qp);
+		eri_sim_req_kicked_locked(qp, now);
+		eri_sim_req_run_at_locked(qp, now);
 	}
 	spin_unlock_bh(&qp->lock);
 	eri_sim_qp_put(qp);

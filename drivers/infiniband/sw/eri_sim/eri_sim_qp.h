@@ -54,6 +54,15 @@
 #define ERI_SIM_MIN_PTO_NS	(200 * NSEC_PER_USEC)
 /* The responder acknowledges at the latest this long after a request. */
 #define ERI_SIM_DELACK_NS	(100 * NSEC_PER_USEC)
+/*
+ * Polling a drained send queue (Documentation/infiniband/eri.rst): a look
+ * at sq_pi this often, for this long after the last look that found work,
+ * for a producer whose last ERI_SIM_SQ_POLL_STREAK kicks came within the
+ * window of the device asking, with no request arriving in between.
+ */
+#define ERI_SIM_SQ_POLL_NS		(10 * NSEC_PER_USEC)
+#define ERI_SIM_SQ_POLL_WINDOW_NS	(100 * NSEC_PER_USEC)
+#define ERI_SIM_SQ_POLL_STREAK		3
 /* Receive WQEs the responder may take ahead of the one completing next. */
 #define ERI_SIM_RQ_AHEAD	64
 /*
@@ -272,6 +281,13 @@ struct eri_sim_qp {
 	/* Requester. */
 	struct eri_sim_swqe *swqe;	/* by SQ slot */
 	u16 sq_fetch;		/* next ring index to copy */
+	/* Polling the drained send queue instead of asking for a kick. */
+	struct hrtimer sq_poll_timer;
+	u64 sq_asked_ns;	/* when sq_need_kick was last set */
+	u64 sq_poll_until_ns;	/* the looks end then; 0: not polling */
+	u8 sq_streak;		/* kicks in a row that came soon after asking */
+	bool sq_asked;		/* sq_need_kick set, no kick since */
+	bool sq_rx_seen;	/* a request arrived since it was set */
 	u16 sq_send;		/* WQE that holds the next new PSN (sb.nxt) */
 	u16 sq_comp;		/* oldest WQE not completed */
 	u32 snd_msn;		/* msn of the next SEND or WRITE_IMM */
@@ -407,6 +423,8 @@ int eri_sim_qp_take_srq_locked(struct eri_sim_qp *qp, struct eri_sim_rwqe *r);
 /* eri_sim_req.c */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp);
 void eri_sim_req_run_at_locked(struct eri_sim_qp *qp, u64 now);
+void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now);
+void eri_sim_req_sq_poll_locked(struct eri_sim_qp *qp);
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
 			   const struct eri_sim_rx_pkt *pkt);

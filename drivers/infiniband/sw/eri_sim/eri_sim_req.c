@@ -66,8 +66,12 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->deadline = KTIME_MAX;
 	qp->pace_pkts = 0;
 	qp->pace_bytes = 0;
+	qp->sq_poll_until_ns = 0;
+	qp->sq_streak = 0;
+	qp->sq_asked = false;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
+	hrtimer_try_to_cancel(&qp->sq_poll_timer);
 }
 
 /* The congestion window, within what the scoreboard can track. */
@@ -285,20 +289,98 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 }
 
 /*
- * Copy the next WQE out of the send queue.  Return: false when the queue
- * is empty (sq_need_kick is then set) or broken (the QP is then in ERR).
+ * Whether the device looks at the drained send queue again by itself
+ * (its poll timer armed) instead of asking the producer for a kick.
  */
-static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp)
+static bool eri_sim_req_poll_locked(struct eri_sim_qp *qp, u64 now)
+{
+	if (qp->sq_streak < ERI_SIM_SQ_POLL_STREAK)
+		return false;
+	if (!qp->sq_poll_until_ns)
+		qp->sq_poll_until_ns = now + ERI_SIM_SQ_POLL_WINDOW_NS;
+	if (now >= qp->sq_poll_until_ns) {
+		/* Nothing came for the window: ask, and learn anew. */
+		qp->sq_poll_until_ns = 0;
+		qp->sq_streak = 0;
+		return false;
+	}
+	if (!hrtimer_is_queued(&qp->sq_poll_timer))
+		hrtimer_start(&qp->sq_poll_timer,
+			      ns_to_ktime(ERI_SIM_SQ_POLL_NS),
+			      HRTIMER_MODE_REL_SOFT);
+	return true;
+}
+
+/*
+ * Copy the next WQE out of the send queue.  Return: false when the queue
+ * is empty (sq_need_kick is then set, unless the device polls it) or broken
+ * (the QP is then in ERR).
+ */
+static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
 {
 	bool idle = !eri_sim_sb_span(&qp->sb) && !qp->rnr_wait;
 	u8 raw[ERI_SQ_WQE_SIZE];
 	int slot;
 
-	slot = eri_sim_sq_fetch_locked(qp, idle, raw);
+	slot = eri_sim_sq_fetch_locked(qp, false, raw);
+	if (slot == -ENOENT && idle) {
+		if (eri_sim_req_poll_locked(qp, now))
+			return false;
+		slot = eri_sim_sq_fetch_locked(qp, true, raw);
+		if (slot == -ENOENT) {
+			qp->sq_asked = true;
+			qp->sq_asked_ns = now;
+			qp->sq_rx_seen = false;
+		}
+	}
 	if (slot < 0)
 		return false;
+	/* Work found while polling: the window starts again. */
+	if (qp->sq_poll_until_ns)
+		qp->sq_poll_until_ns = now + ERI_SIM_SQ_POLL_WINDOW_NS;
 	eri_sim_req_decode(&qp->swqe[slot], raw);
 	return true;
+}
+
+/**
+ * eri_sim_req_kicked_locked - the producer rang the send queue's doorbell
+ * @qp: the QP
+ * @now: the time
+ *
+ * qp->lock held.  A kick that came within the poll window of the device
+ * asking for it, with no request arriving in between, is one of a
+ * streaming producer's; ERI_SIM_SQ_POLL_STREAK of them in a row make the
+ * device poll the drained queue rather than ask.
+ */
+void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!qp->sq_asked)
+		return;
+	qp->sq_asked = false;
+	if (!qp->sq_rx_seen &&
+	    now - qp->sq_asked_ns <= ERI_SIM_SQ_POLL_WINDOW_NS) {
+		if (qp->sq_streak < ERI_SIM_SQ_POLL_STREAK)
+			qp->sq_streak++;
+	} else {
+		qp->sq_streak = 0;
+	}
+}
+
+/**
+ * eri_sim_req_sq_poll_locked - the device's look at the drained send queue
+ * @qp: the QP
+ *
+ * qp->lock held.  Runs the requester; counts the look if it found work.
+ */
+void eri_sim_req_sq_poll_locked(struct eri_sim_qp *qp)
+{
+	u16 fetched = qp->sq_fetch;
+
+	lockdep_assert_held(&qp->lock);
+	eri_sim_req_run_locked(qp);
+	if (qp->sq_fetch != fetched)
+		eri_sim_stat_add(qp->sdev, ERI_STAT_SQ_POLLS, 1);
 }
 
 static u8 eri_sim_req_cqe_opcode(u8 opcode)
@@ -694,7 +776,7 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 		if (span >= ERI_SIM_REL_WIN)
 			return 0;
 		if (qp->sq_send == qp->sq_fetch &&
-		    !eri_sim_req_fetch_locked(qp))
+		    !eri_sim_req_fetch_locked(qp, now))
 			return 0;
 		w = &qp->swqe[eri_ring_slot(qp->sq_send, qp->sq_depth_log)];
 		if (w->status) {
