@@ -63,6 +63,8 @@
 #define ERI_SIM_SQ_POLL_NS		(10 * NSEC_PER_USEC)
 #define ERI_SIM_SQ_POLL_WINDOW_NS	(100 * NSEC_PER_USEC)
 #define ERI_SIM_SQ_POLL_STREAK		3
+/* ...and whose kicks each sent this many packets at most (small messages). */
+#define ERI_SIM_SQ_POLL_MAX_PKTS	8
 /* Receive WQEs the responder may take ahead of the one completing next. */
 #define ERI_SIM_RQ_AHEAD	64
 /*
@@ -284,6 +286,8 @@ struct eri_sim_qp {
 	/* Polling the drained send queue instead of asking for a kick. */
 	struct hrtimer sq_poll_timer;
 	u64 sq_asked_ns;	/* when sq_need_kick was last set */
+	u64 sq_kick_pkts;	/* tx_pkts at the last kick */
+	u64 sq_asked_pkts;	/* packets sent from that kick to the asking */
 	u64 sq_poll_until_ns;	/* the looks end then; 0: not polling */
 	u8 sq_streak;		/* kicks in a row that came soon after asking */
 	bool sq_asked;		/* sq_need_kick set, no kick since */

@@ -330,6 +330,7 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
 		if (slot == -ENOENT) {
 			qp->sq_asked = true;
 			qp->sq_asked_ns = now;
+			qp->sq_asked_pkts = qp->tx_pkts - qp->sq_kick_pkts;
 			qp->sq_rx_seen = false;
 		}
 	}
@@ -348,17 +349,21 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
  * @now: the time
  *
  * qp->lock held.  A kick that came within the poll window of the device
- * asking for it, with no request arriving in between, is one of a
- * streaming producer's; ERI_SIM_SQ_POLL_STREAK of them in a row make the
- * device poll the drained queue rather than ask.
+ * asking for it, with no request arriving in between, after a kick that
+ * sent at most ERI_SIM_SQ_POLL_MAX_PKTS packets, is one of a producer
+ * streaming small messages, whose system calls cost as much as the
+ * messages; ERI_SIM_SQ_POLL_STREAK of them in a row make the device poll
+ * the drained queue rather than ask.
  */
 void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now)
 {
 	lockdep_assert_held(&qp->lock);
+	qp->sq_kick_pkts = qp->tx_pkts;
 	if (!qp->sq_asked)
 		return;
 	qp->sq_asked = false;
 	if (!qp->sq_rx_seen &&
+	    qp->sq_asked_pkts <= ERI_SIM_SQ_POLL_MAX_PKTS &&
 	    now - qp->sq_asked_ns <= ERI_SIM_SQ_POLL_WINDOW_NS) {
 		if (qp->sq_streak < ERI_SIM_SQ_POLL_STREAK)
 			qp->sq_streak++;
