@@ -108,7 +108,11 @@ check "lossless: duplicates at most 2% of packets (${delta[dup_pkts]})" \
 	test $((delta[dup_pkts] * 50)) -le "${delta[tx_pkts]}"
 
 integrity "loss 1%" loss 1%
-check "loss 1%: packets were sent again (${delta[retrans_pkts]})" test "${delta[retrans_pkts]}" -gt 0
+# netem drops whole buffers (a super-packet at once): at 1% of a run's few
+# hundred buffers it drops none in some runs, and a lost ACK needs no
+# resend, so only the data's integrity is checked here; that losses are
+# repaired by sending again is checked at 10%.
+echo "# loss 1%: ${delta[retrans_pkts]} packets sent again (information)"
 
 integrity "loss 10%" loss 10%
 check "loss 10%: packets were sent again (${delta[retrans_pkts]})" test "${delta[retrans_pkts]}" -gt 0
