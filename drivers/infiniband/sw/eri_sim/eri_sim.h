@@ -217,6 +217,7 @@ extern const struct eri_bus_ops eri_sim_bus_ops;
 void eri_sim_dev_init(struct eri_sim_dev *sdev);
 void eri_sim_ctl_work(struct work_struct *work);
 void eri_sim_raise_irq(struct eri_sim_dev *sdev, u32 vector);
+void eri_sim_deliver_irq(struct eri_sim_dev *sdev, u32 vector);
 void eri_sim_irq_work(struct work_struct *work);
 void eri_sim_fatal(struct eri_sim_dev *sdev, enum eri_dev_err err);
 

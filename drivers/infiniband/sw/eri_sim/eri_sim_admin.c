@@ -352,5 +352,5 @@ void eri_sim_aq_work(struct work_struct *work)
 			break;
 	}
 	if (completed)
-		eri_sim_raise_irq(sdev, ERI_MGMT_VECTOR);
+		eri_sim_deliver_irq(sdev, ERI_MGMT_VECTOR);
 }
