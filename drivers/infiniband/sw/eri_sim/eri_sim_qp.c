@@ -131,9 +131,19 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	if (xa_load(&sdev->qps, qpn))
 		return ERI_AQ_STS_EXISTS;
 
+	/*
+	 * Together the QP and its scoreboard pass 16 KiB, and a 32 KiB
+	 * allocation (zeroed page by page) is most of what creating a QP
+	 * costs; apart, the QP takes a slab object and the scoreboard 16 KiB.
+	 */
 	qp = kvzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return ERI_AQ_STS_NO_RESOURCE;
+	qp->sb = kvzalloc(sizeof(*qp->sb), GFP_KERNEL);
+	if (!qp->sb) {
+		status = ERI_AQ_STS_NO_RESOURCE;
+		goto err_free_qp;
+	}
 	qp->sq_wqe_shift = type == ERI_QPT_RC ? ERI_SQ_WQE_SHIFT :
 						ERI_SQ_UD_WQE_SHIFT;
 	qp->sq = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->sq_addr),
@@ -183,7 +193,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->retry_cnt = 7;
 	qp->rnr_retry = 7;
 	qp->route_segs = 1;
-	eri_sim_sb_init(&qp->sb, 0);
+	eri_sim_sb_init(qp->sb, 0);
 	eri_sim_psn_map_init(&qp->rmap, 0);
 	/* The device's algorithm now; the QP keeps it (SET_CC). */
 	eri_sim_cc_init(&qp->cc, eri_sim_cc_get(sdev->cc_algo), qp->mtu,
@@ -222,6 +232,7 @@ err_free_rwqe:
 err_free_swqe:
 	kvfree(qp->swqe);
 err_free_qp:
+	kvfree(qp->sb);
 	kvfree(qp);
 	return status;
 }
@@ -244,7 +255,7 @@ static void eri_sim_qp_reset_locked(struct eri_sim_qp *qp)
 	qp->sq_send = 0;
 	qp->sq_comp = 0;
 	qp->drained_sent = false;
-	eri_sim_req_reset_locked(qp, qp->sb.nxt);
+	eri_sim_req_reset_locked(qp, qp->sb->nxt);
 	eri_sim_resp_reset_locked(qp, qp->rmap.base);
 	memset(qp->swqe, 0, sizeof(*qp->swqe) << qp->sq_depth_log);
 	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));
@@ -308,7 +319,7 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 	if (mask & ERI_QP_ATTR_RQ_PSN)
 		eri_sim_psn_map_init(&qp->rmap, le32_to_cpu(attr->rq_psn));
 	if (mask & ERI_QP_ATTR_SQ_PSN)
-		eri_sim_sb_init(&qp->sb, le32_to_cpu(attr->sq_psn));
+		eri_sim_sb_init(qp->sb, le32_to_cpu(attr->sq_psn));
 	if (mask & ERI_QP_ATTR_TIMEOUT)
 		qp->timeout = attr->timeout;
 	if (mask & ERI_QP_ATTR_RETRY_CNT)
@@ -416,7 +427,7 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 			   qp->sq_comp != qp->sq_send;
 	attr.dest_qpn = cpu_to_le32(qp->dest_qpn);
 	attr.rq_psn = cpu_to_le32(qp->rmap.base);
-	attr.sq_psn = cpu_to_le32(qp->sb.nxt);
+	attr.sq_psn = cpu_to_le32(qp->sb->nxt);
 	attr.flow_label = cpu_to_le32(qp->flow_label);
 	attr.sq_kicks = cpu_to_le64(atomic64_read(&qp->sq_kicks));
 	attr.tx_pkts = cpu_to_le64(qp->tx_pkts);
@@ -472,6 +483,8 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp,
 	dst_cache_destroy(&qp->dst_cache);
 	kvfree(qp->rwqe);
 	kvfree(qp->swqe);
+	/* No reference is left: only eri_sim_qp_get() may still see @qp. */
+	kvfree(qp->sb);
 	kvfree_rcu(qp, rcu);
 }
 

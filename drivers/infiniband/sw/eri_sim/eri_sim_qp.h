@@ -297,7 +297,11 @@ struct eri_sim_qp {
 	u32 snd_msn;		/* msn of the next SEND or WRITE_IMM */
 	u32 inv_end_psn;	/* end_psn of the newest SEND_INV */
 	bool inv_out;		/* @inv_end_psn not delivered yet */
-	struct eri_sim_sb sb;	/* PSNs in flight; sb.nxt: next new PSN */
+	/*
+	 * PSNs in flight; sb->nxt: next new PSN.  Apart from the QP so that
+	 * neither needs more than an order-2 allocation (see the create).
+	 */
+	struct eri_sim_sb *sb;
 	struct eri_sim_cc cc;	/* window, pacing and the RTT estimate */
 	ktime_t deadline;	/* when the timer is due; KTIME_MAX: never */
 	u64 rto_at;		/* ns: when the retransmission timeout is due */

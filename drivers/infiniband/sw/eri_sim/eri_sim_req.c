@@ -54,7 +54,7 @@ u64 eri_sim_ack_timeout_ns(const struct eri_sim_qp *qp)
 void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 {
 	lockdep_assert_held(&qp->lock);
-	eri_sim_sb_init(&qp->sb, psn);
+	eri_sim_sb_init(qp->sb, psn);
 	qp->snd_msn = 0;
 	qp->inv_out = false;
 	qp->retries = 0;
@@ -318,7 +318,7 @@ static bool eri_sim_req_poll_locked(struct eri_sim_qp *qp, u64 now)
  */
 static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
 {
-	bool idle = !eri_sim_sb_span(&qp->sb) && !qp->rnr_wait;
+	bool idle = !eri_sim_sb_span(qp->sb) && !qp->rnr_wait;
 	u8 raw[ERI_SQ_WQE_SIZE];
 	int slot;
 
@@ -487,16 +487,16 @@ static u32 eri_sim_req_settle_locked(struct eri_sim_qp *qp, u64 now)
 	u32 lost;
 
 	lockdep_assert_held(&qp->lock);
-	if (eri_sim_sb_advance(&qp->sb)) {
+	if (eri_sim_sb_advance(qp->sb)) {
 		qp->retries = 0;
 		qp->rnr_retries = 0;
 		qp->probe_out = false;
-		if (eri_sim_sb_span(&qp->sb))
+		if (eri_sim_sb_span(qp->sb))
 			eri_sim_req_arm_rto_locked(qp, now);
 		else
 			eri_sim_req_disarm_locked(qp);
 	}
-	if (qp->inv_out && eri_psn_diff(qp->sb.una, qp->inv_end_psn) >= 0)
+	if (qp->inv_out && eri_psn_diff(qp->sb->una, qp->inv_end_psn) >= 0)
 		qp->inv_out = false;
 	while (qp->sq_comp != qp->sq_send) {
 		struct eri_sim_swqe *w =
@@ -508,13 +508,13 @@ static u32 eri_sim_req_settle_locked(struct eri_sim_qp *qp, u64 now)
 			eri_sim_req_fail_locked(qp, w->status);
 			return 0;
 		}
-		if (eri_psn_diff(qp->sb.una, w->end_psn) < 0)
+		if (eri_psn_diff(qp->sb->una, w->end_psn) < 0)
 			break;
 		eri_sim_req_complete_locked(qp, w, ERI_CQE_STS_SUCCESS);
 		if (qp->state == ERI_QPS_ERR)
 			return 0;
 	}
-	lost = eri_sim_sb_detect_loss(&qp->sb, now,
+	lost = eri_sim_sb_detect_loss(qp->sb, now,
 				      eri_sim_cc_srtt_ns(&qp->cc));
 	if (lost)
 		eri_sim_stat_add(qp->sdev, ERI_STAT_FAST_RETRANS, lost);
@@ -597,7 +597,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	win = eri_sim_req_window(qp);
 	if (!((psn + 1) % ERI_SIM_ACK_EVERY) ||
 	    (win < 2 * ERI_SIM_ACK_EVERY &&
-	     eri_sim_sb_pipe(&qp->sb) + 1 >= win))
+	     eri_sim_sb_pipe(qp->sb) + 1 >= win))
 		flags |= ERI_WIRE_ACK_REQ;
 	eri_sim_req_fill_hdr(qp, w, &hdr, psn, off, flags, now);
 	ret = eri_sim_txb_add(qp, &hdr, w, off, len);
@@ -606,7 +606,7 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	trace_eri_sim_req_pkt(qp->sdev->ibdev_name, qp->qpn, psn,
 			      hdr.opcode, len);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, len);
-	eri_sim_sb_sent(&qp->sb, psn, false, now);
+	eri_sim_sb_sent(qp->sb, psn, false, now);
 	eri_sim_req_count_locked(qp, 1, len + eri_sim_qp_hdrs(qp));
 	return 0;
 }
@@ -635,7 +635,7 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 	hdr->aux = cpu_to_be32(qp->mtu_log);
 	eri_sim_pkt_xmit(qp, skb);
 	for (i = 0; i < pkts; i++)
-		eri_sim_sb_sent(&qp->sb, eri_psn_add(psn, i), true, now);
+		eri_sim_sb_sent(qp->sb, eri_psn_add(psn, i), true, now);
 	/*
 	 * Paced by the bytes it asks for, the responses with their headers:
 	 * they come back on the same path.
@@ -669,7 +669,7 @@ static int eri_sim_req_send_atomic_locked(struct eri_sim_qp *qp,
 	a->compare = cpu_to_be64(w->compare);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_BYTES, sizeof(*a));
 	eri_sim_pkt_xmit(qp, skb);
-	eri_sim_sb_sent(&qp->sb, w->first_psn, true, now);
+	eri_sim_sb_sent(qp->sb, w->first_psn, true, now);
 	/* The request and its response, headers included. */
 	eri_sim_req_count_locked(qp, 1, sizeof(*a) + ERI_ATOMIC_LEN +
 				 2 * eri_sim_qp_hdrs(qp));
@@ -690,15 +690,15 @@ static int eri_sim_req_resend_locked(struct eri_sim_qp *qp, u32 psn,
 	lockdep_assert_held(&qp->lock);
 	if (!w) {
 		/* Nothing to send: forget it (cannot happen). */
-		eri_sim_sb_sent(&qp->sb, psn, false, now);
+		eri_sim_sb_sent(qp->sb, psn, false, now);
 		return 0;
 	}
 	flags |= ERI_WIRE_RETX | ERI_WIRE_ACK_REQ;
 	if (w->opcode == ERI_SQ_OP_READ) {
 		while (pkts < ERI_SIM_READ_CHUNK_PKTS &&
 		       eri_psn_diff(w->end_psn, eri_psn_add(psn, pkts)) > 0 &&
-		       eri_psn_diff(qp->sb.nxt, eri_psn_add(psn, pkts)) > 0 &&
-		       !eri_sim_sb_delivered(&qp->sb, eri_psn_add(psn, pkts)))
+		       eri_psn_diff(qp->sb->nxt, eri_psn_add(psn, pkts)) > 0 &&
+		       !eri_sim_sb_delivered(qp->sb, eri_psn_add(psn, pkts)))
 			pkts++;
 		ret = eri_sim_req_send_read_locked(qp, w, psn, pkts, flags,
 						   now);
@@ -771,9 +771,9 @@ static bool eri_sim_req_rd_atomic_room(const struct eri_sim_qp *qp)
 static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 				       u64 now)
 {
-	u32 span = eri_sim_sb_span(&qp->sb);
+	u32 span = eri_sim_sb_span(qp->sb);
 	struct eri_sim_swqe *w;
-	u32 psn = qp->sb.nxt;
+	u32 psn = qp->sb->nxt;
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
@@ -849,7 +849,7 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 		w->end_psn = psn;
 		w->started = psn != w->first_psn;
 	}
-	if (w->started && qp->sb.nxt == w->end_psn)
+	if (w->started && qp->sb->nxt == w->end_psn)
 		qp->sq_send++;
 	return 1;
 }
@@ -871,10 +871,10 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 	    qp->rnr_wait || qp->dead)
 		return;
 	/* Nothing in flight: the time to wait for an answer starts now. */
-	if (!eri_sim_sb_span(&qp->sb))
+	if (!eri_sim_sb_span(qp->sb))
 		qp->progress_ns = now;
 	while (budget) {
-		u32 pipe = eri_sim_sb_pipe(&qp->sb);
+		u32 pipe = eri_sim_sb_pipe(qp->sb);
 		u32 win = eri_sim_req_window(qp);
 		u32 psn;
 		int ret;
@@ -902,7 +902,7 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 			}
 			quantum = eri_sim_req_quantum(qp);
 		}
-		if (eri_sim_sb_next_lost(&qp->sb, &psn)) {
+		if (eri_sim_sb_next_lost(qp->sb, &psn)) {
 			ret = eri_sim_req_resend_locked(qp, psn, 0, now);
 		} else {
 			ret = eri_sim_req_send_new_locked(qp, win - pipe, now);
@@ -910,8 +910,8 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 			 * Nothing to send, none lost, room in the window: the
 			 * rate the PSNs in flight sample is the application's.
 			 */
-			if (!ret && eri_sim_sb_span(&qp->sb) < ERI_SIM_REL_WIN)
-				eri_sim_sb_app_limited(&qp->sb, pipe);
+			if (!ret && eri_sim_sb_span(qp->sb) < ERI_SIM_REL_WIN)
+				eri_sim_sb_app_limited(qp->sb, pipe);
 		}
 		if (ret == -ENOMEM) {
 			eri_sim_req_paced_locked(qp, now);
@@ -927,7 +927,7 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 	eri_sim_req_paced_locked(qp, now);
 	if (qp->state == ERI_QPS_ERR)
 		return;
-	if (eri_sim_sb_span(&qp->sb) && qp->deadline == KTIME_MAX)
+	if (eri_sim_sb_span(qp->sb) && qp->deadline == KTIME_MAX)
 		eri_sim_req_arm_rto_locked(qp, now);
 	if (!budget)
 		queue_work(qp->sdev->qp_wq, &qp->tx_work);
@@ -986,7 +986,7 @@ static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	struct eri_sim_swqe *w;
 
 	lockdep_assert_held(&qp->lock);
-	if (eri_sim_sb_delivered(&qp->sb, psn)) {
+	if (eri_sim_sb_delivered(qp->sb, psn)) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
 		return 0;
 	}
@@ -1003,7 +1003,7 @@ static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
 		return 0;
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, len);
-	return eri_sim_sb_deliver(&qp->sb, psn) == ERI_SIM_PSN_NEW;
+	return eri_sim_sb_deliver(qp->sb, psn) == ERI_SIM_PSN_NEW;
 }
 
 /*
@@ -1018,7 +1018,7 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	u64 orig;
 
 	lockdep_assert_held(&qp->lock);
-	if (eri_sim_sb_delivered(&qp->sb, psn)) {
+	if (eri_sim_sb_delivered(qp->sb, psn)) {
 		eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
 		return 0;
 	}
@@ -1035,7 +1035,7 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 		return 0;
 	}
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_BYTES, sizeof(ar));
-	return eri_sim_sb_deliver(&qp->sb, psn) == ERI_SIM_PSN_NEW;
+	return eri_sim_sb_deliver(qp->sb, psn) == ERI_SIM_PSN_NEW;
 }
 
 /* A NAK about @psn, every PSN before which arrived. */
@@ -1045,9 +1045,9 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 	struct eri_sim_swqe *w;
 
 	lockdep_assert_held(&qp->lock);
-	if (eri_psn_diff(psn, qp->sb.una) < 0 ||
-	    eri_psn_diff(psn, qp->sb.nxt) >= 0 ||
-	    eri_sim_sb_delivered(&qp->sb, psn))
+	if (eri_psn_diff(psn, qp->sb->una) < 0 ||
+	    eri_psn_diff(psn, qp->sb->nxt) >= 0 ||
+	    eri_sim_sb_delivered(qp->sb, psn))
 		return;		/* stale */
 	switch (syndrome) {
 	case ERI_SYN_RNR_NAK:
@@ -1063,7 +1063,7 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 		qp->retries = 0;
 		qp->progress_ns = now;
 		/* Everything not delivered goes again after the wait. */
-		eri_sim_sb_lose_all(&qp->sb);
+		eri_sim_sb_lose_all(qp->sb);
 		qp->rnr_wait = true;
 		qp->timer_probe = false;
 		eri_sim_req_arm_locked(qp, now, eri_sim_rnr_ns(aux));
@@ -1075,7 +1075,7 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 	}
 	/* A refusal: it is about the oldest WQE once all before arrived. */
 	w = &qp->swqe[eri_ring_slot(qp->sq_comp, qp->sq_depth_log)];
-	if (psn != qp->sb.una || qp->sq_comp == qp->sq_fetch ||
+	if (psn != qp->sb->una || qp->sq_comp == qp->sq_fetch ||
 	    eri_sim_req_find_locked(qp, psn) != w)
 		return;
 	switch (syndrome) {
@@ -1118,7 +1118,7 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	/* An echo from the future or older than 2^31 ns is no sample. */
 	if (!hdr->ts_echo || rtt >= BIT(31))
 		rtt = 0;
-	if (eri_psn_diff(ack_psn, qp->sb.nxt) > 0)
+	if (eri_psn_diff(ack_psn, qp->sb->nxt) > 0)
 		return;		/* acknowledges what was never sent */
 	trace_eri_sim_req_ack(qp->sdev->ibdev_name, qp->qpn, ack_psn,
 			      hdr->opcode, rtt);
@@ -1129,16 +1129,16 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		ack.ce = true;
 	}
 	if (hdr->opcode == ERI_OP_READ_RESP) {
-		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
+		acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
 		acked += eri_sim_req_read_resp_locked(qp, psn, pkt);
 	} else if (hdr->opcode == ERI_OP_ATOMIC_RESP) {
-		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
+		acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
 		acked += eri_sim_req_atomic_resp_locked(qp, psn, pkt);
 	} else if (hdr->syndrome == ERI_SYN_ACK) {
-		acked = eri_sim_sb_ack(&qp->sb, ack_psn,
+		acked = eri_sim_sb_ack(qp->sb, ack_psn,
 				       be32_to_cpu(hdr->offset), hdr->sack);
 	} else {
-		acked = eri_sim_sb_ack(&qp->sb, ack_psn, 0, no_sack);
+		acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
 	}
 	if (acked) {
 		/* The peer answers: timeouts so far were no dead link. */
@@ -1150,12 +1150,12 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		ack.rtt_ns = rtt;
 	}
 	/* The pipe after the ACK's deliveries, before its losses. */
-	ack.inflight = eri_sim_sb_pipe(&qp->sb);
+	ack.inflight = eri_sim_sb_pipe(qp->sb);
 	lost = eri_sim_req_settle_locked(qp, now);
 	if (qp->state == ERI_QPS_ERR)
 		return;
 	/* The whole ACK at once: its losses, its mark, its delivery. */
-	eri_sim_sb_rate_sample(&qp->sb, now, qp->cc.min_rtt_ns, &ack.rs);
+	eri_sim_sb_rate_sample(qp->sb, now, qp->cc.min_rtt_ns, &ack.rs);
 	if (acked || lost || ack.ce) {
 		ack.acked = acked;
 		ack.lost = lost;
@@ -1168,7 +1168,7 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	 * would fire while a resent hole is still on its way and send the
 	 * whole window again.
 	 */
-	if (acked && eri_sim_sb_span(&qp->sb))
+	if (acked && eri_sim_sb_span(qp->sb))
 		eri_sim_req_arm_rto_locked(qp, now);
 	if (hdr->opcode == ERI_OP_ACK && hdr->syndrome != ERI_SYN_ACK) {
 		eri_sim_req_nak_locked(qp, hdr->syndrome, psn,
@@ -1191,7 +1191,7 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
 
 	lockdep_assert_held(&qp->lock);
 	qp->probe_out = true;
-	if (!eri_sim_sb_last_unsacked(&qp->sb, &psn))
+	if (!eri_sim_sb_last_unsacked(qp->sb, &psn))
 		return;
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TLPS, 1);
 	eri_sim_req_resend_locked(qp, psn, ERI_WIRE_PROBE, now);
@@ -1234,7 +1234,7 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		/* The wait was the peer's asking: no time of the budget. */
 		qp->rnr_wait = false;
 		qp->progress_ns = now;
-	} else if (eri_sim_sb_span(&qp->sb)) {
+	} else if (eri_sim_sb_span(qp->sb)) {
 		if (qp->timer_probe) {
 			qp->timer_probe = false;
 			eri_sim_req_probe_locked(qp, now);
@@ -1250,7 +1250,7 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		if (qp->retries < U8_MAX)
 			qp->retries++;
 		qp->rto_win = 1;
-		eri_sim_sb_lose_all(&qp->sb);
+		eri_sim_sb_lose_all(qp->sb);
 		eri_sim_cc_on_timeout(&qp->cc, now);
 		eri_sim_req_arm_rto_locked(qp, now);
 	}
