@@ -33,6 +33,8 @@ enum {
 	ERI_UCTX_CAP_IMM = 1 << 0,
 	/* A CQ's ring may be the provider's memory (eri_ibv_create_cq_req). */
 	ERI_UCTX_CAP_CQ_USER_RING = 1 << 1,
+	/* A QP's queues may share one mapping (eri_ibv_create_qp_req). */
+	ERI_UCTX_CAP_QP_ONE_MAPPING = 1 << 2,
 };
 
 enum {
@@ -117,8 +119,32 @@ struct eri_ibv_create_cq_resp {
 	__u32 reserved;
 };
 
+enum {
+	ERI_CREATE_QP_ONE_MAPPING = 1 << 0,
+};
+
+/*
+ * With ERI_CREATE_QP_ONE_MAPPING (and ERI_UCTX_CAP_QP_ONE_MAPPING) the
+ * QP's send queue, receive queue and doorbell record share one mapping,
+ * one page for a QP of a few WQEs, instead of one mapping (and at least a
+ * page) each: the response then has ERI_CREATE_QP_RESP_ONE_MAPPING, the
+ * mapping at sq_mmap_key is mmap_size bytes, the send queue at its offset
+ * 0 (sq_size bytes), the receive queue at rq_offset (rq_size bytes) and
+ * the doorbell record at dbrec_offset (dbrec_size bytes); rq_mmap_key and
+ * dbrec_mmap_key are 0.  A request without driver data, or with a zero
+ * comp_mask, gets three mappings.
+ */
+struct eri_ibv_create_qp_req {
+	__u32 comp_mask;	/* ERI_CREATE_QP_* */
+	__u32 reserved;
+};
+
+enum {
+	ERI_CREATE_QP_RESP_ONE_MAPPING = 1 << 0,
+};
+
 struct eri_ibv_create_qp_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;	/* ERI_CREATE_QP_RESP_* */
 	__u32 qpn;
 	__aligned_u64 sq_mmap_key;
 	__aligned_u64 rq_mmap_key;
@@ -130,6 +156,11 @@ struct eri_ibv_create_qp_resp {
 	__u8 rq_depth_log;
 	__u8 sq_wqe_shift;	/* log2 of this QP's SQ WQE size; 0: the context's */
 	__u8 reserved;
+	/* ERI_CREATE_QP_RESP_ONE_MAPPING only */
+	__u32 mmap_size;
+	__u32 rq_offset;
+	__u32 dbrec_offset;
+	__u32 reserved2;
 };
 
 /*

@@ -89,16 +89,62 @@ static void eri_qp_free_queues(struct eri_dev *edev, struct eri_qp *qp)
 {
 	kvfree(qp->rq.wr_id);
 	kvfree(qp->sq.wr_id);
+	if (qp->all.buf) {
+		/* The queues and the record are parts of it. */
+		eri_qmem_free(edev, &qp->all);
+		return;
+	}
 	eri_qmem_free(edev, &qp->db);
 	eri_qmem_free(edev, &qp->rq.mem);
 	eri_qmem_free(edev, &qp->sq.mem);
 }
 
+/* @part: @size bytes at @off of @whole, which owns them. */
+static void eri_qmem_part(struct eri_qmem *part, const struct eri_qmem *whole,
+			  size_t off, size_t size)
+{
+	part->entry = NULL;
+	part->kbuf.va = whole->buf->va + off;
+	part->kbuf.dma = whole->buf->dma + off;
+	part->kbuf.size = size;
+	part->buf = &part->kbuf;
+}
+
+/*
+ * A user QP's send queue, receive queue and doorbell record in one mapping
+ * (ERI_CREATE_QP_ONE_MAPPING): a mapping is a VMA of the process, and
+ * three per QP made creating and destroying thousands of QPs mostly
+ * mmap() and munmap().  Each part keeps the alignment of its own page:
+ * the receive queue starts on a WQE, the record on a cache line.
+ */
+static int eri_qp_alloc_one_mapping(struct eri_dev *edev, struct eri_qp *qp,
+				    struct ib_ucontext *uctx)
+{
+	size_t sq_size = BIT(qp->sq.depth_log) << qp->sq.wqe_shift;
+	size_t rq_size = qp->srq ? 0 : BIT(qp->rq.depth_log) << ERI_RQ_WQE_SHIFT;
+	size_t rq_off = ALIGN(sq_size, ERI_RQ_WQE_SIZE);
+	size_t db_off = ALIGN(rq_off + rq_size, SMP_CACHE_BYTES);
+	int ret;
+
+	ret = eri_qmem_alloc(edev, uctx, &qp->all,
+			     db_off + sizeof(struct eri_qp_dbrec));
+	if (ret)
+		return ret;
+	eri_qmem_part(&qp->sq.mem, &qp->all, 0, sq_size);
+	if (!qp->srq)
+		eri_qmem_part(&qp->rq.mem, &qp->all, rq_off, rq_size);
+	eri_qmem_part(&qp->db, &qp->all, db_off, sizeof(struct eri_qp_dbrec));
+	qp->dbrec = qp->db.buf->va;
+	return 0;
+}
+
 static int eri_qp_alloc_queues(struct eri_dev *edev, struct eri_qp *qp,
-			       struct ib_ucontext *uctx)
+			       struct ib_ucontext *uctx, bool one_mapping)
 {
 	int ret;
 
+	if (one_mapping)
+		return eri_qp_alloc_one_mapping(edev, qp, uctx);
 	ret = eri_qmem_alloc(edev, uctx, &qp->sq.mem,
 			     BIT(qp->sq.depth_log) << qp->sq.wqe_shift);
 	if (ret)
@@ -136,11 +182,8 @@ static int eri_qp_copy_resp(struct eri_qp *qp, struct ib_udata *udata)
 {
 	struct eri_ibv_create_qp_resp resp = {
 		.qpn = qp->qpn,
-		.sq_mmap_key = eri_qmem_mmap_key(&qp->sq.mem),
-		/* An SRQ QP's receive queue has no memory. */
-		.rq_mmap_key = qp->srq ? 0 : eri_qmem_mmap_key(&qp->rq.mem),
-		.dbrec_mmap_key = eri_qmem_mmap_key(&qp->db),
 		.sq_size = qp->sq.mem.buf->size,
+		/* An SRQ QP's receive queue has no memory. */
 		.rq_size = qp->srq ? 0 : qp->rq.mem.buf->size,
 		.dbrec_size = qp->db.buf->size,
 		.sq_depth_log = qp->sq.depth_log,
@@ -148,7 +191,51 @@ static int eri_qp_copy_resp(struct eri_qp *qp, struct ib_udata *udata)
 		.rq_depth_log = qp->rq.depth_log,
 	};
 
-	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+	if (qp->all.buf) {
+		resp.comp_mask = ERI_CREATE_QP_RESP_ONE_MAPPING;
+		resp.sq_mmap_key = eri_qmem_mmap_key(&qp->all);
+		resp.mmap_size = qp->all.buf->size;
+		resp.rq_offset = qp->srq ? 0 :
+			qp->rq.mem.buf->va - qp->all.buf->va;
+		resp.dbrec_offset = qp->db.buf->va - qp->all.buf->va;
+	} else {
+		resp.sq_mmap_key = eri_qmem_mmap_key(&qp->sq.mem);
+		resp.rq_mmap_key = qp->srq ? 0 :
+			eri_qmem_mmap_key(&qp->rq.mem);
+		resp.dbrec_mmap_key = eri_qmem_mmap_key(&qp->db);
+	}
+	/* An older provider's response ends before mmap_size. */
+	return ib_copy_to_udata(udata, &resp,
+				min_t(size_t, udata->outlen, sizeof(resp)));
+}
+
+/*
+ * The driver data of a user QP's create request.  Return: 0 with
+ * @one_mapping set as asked, or a negative errno.
+ */
+static int eri_qp_parse_req(struct ib_udata *udata, bool *one_mapping)
+{
+	struct eri_ibv_create_qp_req req = {};
+	int ret;
+
+	if (udata->inlen) {
+		ret = ib_copy_from_udata(&req, udata,
+					 min(udata->inlen, sizeof(req)));
+		if (ret)
+			return ret;
+	}
+	if ((req.comp_mask & ~ERI_CREATE_QP_ONE_MAPPING) || req.reserved ||
+	    (udata->inlen > sizeof(req) &&
+	     !ib_is_udata_cleared(udata, sizeof(req),
+				  udata->inlen - sizeof(req))))
+		return -EINVAL;
+	*one_mapping = req.comp_mask & ERI_CREATE_QP_ONE_MAPPING;
+	/* Its response has room for the offsets. */
+	if (udata->outlen < (*one_mapping ?
+			     sizeof(struct eri_ibv_create_qp_resp) :
+			     offsetof(struct eri_ibv_create_qp_resp, mmap_size)))
+		return -EINVAL;
+	return 0;
 }
 
 /* The device's QP type for a verbs QP type, or -EOPNOTSUPP. */
@@ -191,6 +278,7 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct eri_qp *qp = to_eri_qp(ibqp);
 	struct eri_com_qp_create p = {};
 	struct ib_ucontext *uctx = NULL;
+	bool one_mapping = false;
 	u32 min_qpn, max_qpn;
 	int type, ret;
 
@@ -218,11 +306,9 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	max_qpn = type == ERI_QPT_GSI ? ERI_QPN_GSI :
 		  min_t(u32, edev->attr.max_qp - 1, ERI_REG_QP_DB_QPN);
 	if (udata) {
-		if (udata->inlen &&
-		    !ib_is_udata_cleared(udata, 0, udata->inlen))
-			return -EINVAL;
-		if (udata->outlen < sizeof(struct eri_ibv_create_qp_resp))
-			return -EINVAL;
+		ret = eri_qp_parse_req(udata, &one_mapping);
+		if (ret)
+			return ret;
 		uctx = &rdma_udata_to_drv_context(udata, struct eri_ucontext,
 						  ibucontext)->ibucontext;
 	}
@@ -264,7 +350,7 @@ int eri_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			ret = -ENOSPC;
 		goto err_destroy_mutex;
 	}
-	ret = eri_qp_alloc_queues(edev, qp, uctx);
+	ret = eri_qp_alloc_queues(edev, qp, uctx, one_mapping);
 	if (ret)
 		goto err_free_qpn;
 	if (uctx) {

@@ -202,6 +202,7 @@ int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
 		resp.dev_caps |= ERI_UCTX_CAP_CQ_USER_RING;
 		resp.max_cq_depth_log = eri_cq_max_depth_log(edev);
 	}
+	resp.dev_caps |= ERI_UCTX_CAP_QP_ONE_MAPPING;
 	resp.max_inline_data = edev->attr.max_inline_data;
 	resp.max_send_sge = edev->attr.max_send_sge;
 	resp.max_recv_sge = edev->attr.max_recv_sge;

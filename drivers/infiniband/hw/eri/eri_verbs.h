@@ -178,6 +178,8 @@ struct eri_srq {
  * @rq: the receive queue; empty with @srq
  * @srq: the shared receive queue it receives from, or NULL
  * @db: the doorbell record, struct eri_qp_dbrec
+ * @all: with one mapping (ERI_CREATE_QP_ONE_MAPPING), the memory of which
+ *	@sq, @rq and @db describe parts; otherwise empty
  * @dbrec: the doorbell record (kernel QPs)
  * @qpn: the QP's number
  * @max_inline: inline bytes a send WQE may carry
@@ -197,6 +199,7 @@ struct eri_qp {
 	struct eri_wq rq;
 	struct eri_srq *srq;
 	struct eri_qmem db;
+	struct eri_qmem all;
 	struct eri_qp_dbrec *dbrec;
 	u32 qpn;
 	u32 max_inline;
