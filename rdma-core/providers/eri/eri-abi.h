@@ -16,8 +16,8 @@ DECLARE_DRV_CMD(eri_alloc_pd, IB_USER_VERBS_CMD_ALLOC_PD, empty,
 		eri_ibv_alloc_pd_resp);
 DECLARE_DRV_CMD(eri_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		eri_ibv_create_cq_req, eri_ibv_create_cq_resp);
-DECLARE_DRV_CMD(eri_create_qp, IB_USER_VERBS_CMD_CREATE_QP, empty,
-		eri_ibv_create_qp_resp);
+DECLARE_DRV_CMD(eri_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
+		eri_ibv_create_qp_req, eri_ibv_create_qp_resp);
 DECLARE_DRV_CMD(eri_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ, empty,
 		eri_ibv_create_srq_resp);
 DECLARE_DRV_CMD(eri_create_ah, IB_USER_VERBS_CMD_CREATE_AH, empty,

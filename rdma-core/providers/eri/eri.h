@@ -116,7 +116,7 @@ struct eri_wq {
 	/* Serializes posters of this queue, and them with poll_cq. */
 	pthread_spinlock_t lock;
 	void *ring;
-	size_t ring_size;
+	size_t ring_size;		/* of its own mapping; 0: a part of one */
 	uint32_t depth_log;
 	uint32_t wqe_shift;		/* log2 of the WQE size */
 	uint32_t max_wr;		/* at most 2^depth_log */
@@ -185,7 +185,13 @@ struct eri_qp {
 	struct eri_wq sq;
 	struct eri_wq rq;
 	struct eri_qp_dbrec *dbrec;
-	size_t dbrec_size;
+	size_t dbrec_size;		/* 0: a part of @map */
+	/*
+	 * The one mapping of both rings and the record
+	 * (ERI_CREATE_QP_RESP_ONE_MAPPING), or NULL: each has its own.
+	 */
+	void *map;
+	size_t map_size;
 	struct eri_qp_ex_wr ex;
 };
 

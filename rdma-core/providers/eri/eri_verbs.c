@@ -804,9 +804,14 @@ int eri_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only)
 
 /* Queue pairs */
 
+/*
+ * Set up @wq on a ring of @size bytes: @part of the QP's one mapping, or
+ * (@part NULL) its own mapping at @key.
+ */
 static int eri_wq_init(struct eri_wq *wq, struct ibv_context *ibvctx,
-		       uint64_t key, uint32_t size, uint32_t depth_log,
-		       uint32_t wqe_shift, uint32_t max_wr, uint32_t max_sge)
+		       void *part, uint64_t key, uint32_t size,
+		       uint32_t depth_log, uint32_t wqe_shift, uint32_t max_wr,
+		       uint32_t max_sge)
 {
 	int err;
 
@@ -828,6 +833,10 @@ static int eri_wq_init(struct eri_wq *wq, struct ibv_context *ibvctx,
 	wq->wr_id = calloc(1U << depth_log, sizeof(*wq->wr_id));
 	if (!wq->wr_id)
 		return ENOMEM;
+	if (part) {
+		wq->ring = part;
+		return 0;
+	}
 	wq->ring = eri_mmap(ibvctx, size, PROT_READ | PROT_WRITE, key);
 	if (!wq->ring)
 		return errno;
@@ -838,9 +847,44 @@ static int eri_wq_init(struct eri_wq *wq, struct ibv_context *ibvctx,
 
 static void eri_wq_cleanup(struct eri_wq *wq)
 {
-	eri_munmap(wq->ring, wq->ring_size);
+	if (wq->ring_size)
+		eri_munmap(wq->ring, wq->ring_size);
 	free(wq->wr_id);
 	pthread_spin_destroy(&wq->lock);
+}
+
+/*
+ * The QP's one mapping, when the kernel gave one: both rings and the
+ * record must lie inside it.  Return: 0 or an errno.
+ */
+static int eri_qp_map(struct eri_qp *qp, struct ibv_context *ibvctx,
+		      const struct eri_create_qp_resp *resp)
+{
+	uint64_t size = resp->mmap_size;
+
+	if (!(resp->comp_mask & ERI_CREATE_QP_RESP_ONE_MAPPING))
+		return 0;
+	if (resp->sq_size > size ||
+	    (uint64_t)resp->rq_offset + resp->rq_size > size ||
+	    (uint64_t)resp->dbrec_offset + resp->dbrec_size > size ||
+	    resp->dbrec_offset % 8)
+		return EINVAL;
+	qp->map = eri_mmap(ibvctx, size, PROT_READ | PROT_WRITE,
+			   resp->sq_mmap_key);
+	if (!qp->map)
+		return errno;
+	qp->map_size = size;
+	return 0;
+}
+
+/* Undo what eri_qp_create mapped of a QP's queues. */
+static void eri_qp_unmap(struct eri_qp *qp)
+{
+	if (qp->dbrec_size)
+		eri_munmap(qp->dbrec, qp->dbrec_size);
+	eri_wq_cleanup(&qp->rq);
+	eri_wq_cleanup(&qp->sq);
+	eri_munmap(qp->map, qp->map_size);
 }
 
 /*
@@ -874,6 +918,8 @@ static struct eri_qp *eri_qp_create(struct ibv_context *ibvctx,
 		return NULL;
 	}
 
+	if (ctx->dev_caps & ERI_UCTX_CAP_QP_ONE_MAPPING)
+		cmd.comp_mask = ERI_CREATE_QP_ONE_MAPPING;
 	err = ibv_cmd_create_qp_ex(ibvctx, &qp->vqp, attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
@@ -901,7 +947,10 @@ static struct eri_qp *eri_qp_create(struct ibv_context *ibvctx,
 		goto err_destroy;
 	}
 
-	err = eri_wq_init(&qp->sq, ibvctx, resp.sq_mmap_key,
+	err = eri_qp_map(qp, ibvctx, &resp);
+	if (err)
+		goto err_destroy;
+	err = eri_wq_init(&qp->sq, ibvctx, qp->map, resp.sq_mmap_key,
 			  resp.sq_size, resp.sq_depth_log, sq_wqe_shift,
 			  attr->cap.max_send_wr,
 			  min_t(uint32_t, attr->cap.max_send_sge,
@@ -909,24 +958,31 @@ static struct eri_qp *eri_qp_create(struct ibv_context *ibvctx,
 					 ERI_SQ_WQE_MAX_SGE));
 	if (err)
 		goto err_sq;
-	err = eri_wq_init(&qp->rq, ibvctx, resp.rq_mmap_key,
-			  resp.rq_size, resp.rq_depth_log, ERI_RQ_WQE_SHIFT,
+	err = eri_wq_init(&qp->rq, ibvctx,
+			  qp->map ? (uint8_t *)qp->map + resp.rq_offset : NULL,
+			  resp.rq_mmap_key, resp.rq_size, resp.rq_depth_log,
+			  ERI_RQ_WQE_SHIFT,
 			  attr->cap.max_recv_wr,
 			  min_t(uint32_t, attr->cap.max_recv_sge,
 				ERI_RQ_WQE_MAX_SGE));
 	if (err)
 		goto err_rq;
 
-	qp->dbrec_size = resp.dbrec_size;
-	if (qp->dbrec_size < sizeof(struct eri_qp_dbrec)) {
+	if (resp.dbrec_size < sizeof(struct eri_qp_dbrec)) {
 		err = EINVAL;
 		goto err_rq;
 	}
-	qp->dbrec = eri_mmap(ibvctx, qp->dbrec_size,
-			     PROT_READ | PROT_WRITE, resp.dbrec_mmap_key);
-	if (!qp->dbrec) {
-		err = errno;
-		goto err_rq;
+	if (qp->map) {
+		qp->dbrec = (void *)((uint8_t *)qp->map + resp.dbrec_offset);
+	} else {
+		qp->dbrec = eri_mmap(ibvctx, resp.dbrec_size,
+				     PROT_READ | PROT_WRITE,
+				     resp.dbrec_mmap_key);
+		if (!qp->dbrec) {
+			err = errno;
+			goto err_rq;
+		}
+		qp->dbrec_size = resp.dbrec_size;
 	}
 
 	err = eri_qp_table_insert(ctx, qp);
@@ -936,11 +992,13 @@ static struct eri_qp *eri_qp_create(struct ibv_context *ibvctx,
 	return qp;
 
 err_dbrec:
-	eri_munmap(qp->dbrec, qp->dbrec_size);
+	eri_qp_unmap(qp);
+	goto err_destroy;
 err_rq:
 	eri_wq_cleanup(&qp->rq);
 err_sq:
 	eri_wq_cleanup(&qp->sq);
+	eri_munmap(qp->map, qp->map_size);
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
@@ -1065,9 +1123,7 @@ int eri_destroy_qp(struct ibv_qp *ibvqp)
 	eri_unlock_cqs(scq, rcq);
 	pthread_mutex_unlock(&ctx->qp_table_mutex);
 
-	eri_munmap(qp->dbrec, qp->dbrec_size);
-	eri_wq_cleanup(&qp->rq);
-	eri_wq_cleanup(&qp->sq);
+	eri_qp_unmap(qp);
 	free(qp);
 
 	return 0;
