@@ -162,7 +162,13 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 		status = ERI_AQ_STS_NO_RESOURCE;
 		goto err_free_qp;
 	}
-	qp->rwqe = kvcalloc(ERI_SIM_RQ_AHEAD, sizeof(*qp->rwqe), GFP_KERNEL);
+	/*
+	 * No more WQEs than its own ring holds can be taken: a QP of a few
+	 * receive WQEs needs no room for ERI_SIM_RQ_AHEAD (10 KiB).
+	 */
+	qp->rq_ahead = srq ? ERI_SIM_RQ_AHEAD :
+		       min_t(u32, ERI_SIM_RQ_AHEAD, 1U << rq_log);
+	qp->rwqe = kvcalloc(qp->rq_ahead, sizeof(*qp->rwqe), GFP_KERNEL);
 	if (!qp->rwqe) {
 		status = ERI_AQ_STS_NO_RESOURCE;
 		goto err_free_swqe;
@@ -693,11 +699,11 @@ void eri_sim_qp_complete_recv_locked(struct eri_sim_qp *qp, u8 opcode,
 	 */
 	if (qp->srq) {
 		cqe.hdr |= cpu_to_le32(ERI_CQE_HDR_SRQ);
-		cqe.wqe_idx = cpu_to_le32(qp->rwqe[qp->rq_ci %
-						   ERI_SIM_RQ_AHEAD].tag);
+		cqe.wqe_idx = cpu_to_le32(qp->rwqe[qp->rq_ci &
+						   (qp->rq_ahead - 1)].tag);
 		cqe.srqn = cpu_to_le32(qp->srq->srqn);
 	}
-	qp->rwqe[qp->rq_ci % ERI_SIM_RQ_AHEAD].done = false;
+	qp->rwqe[qp->rq_ci & (qp->rq_ahead - 1)].done = false;
 	qp->rq_ci++;
 	qp->rcv_msn++;
 	/* A flushed WQE that was never taken. */

@@ -332,7 +332,8 @@ struct eri_sim_qp {
 	u16 rq_ci;		/* receive WQE that completes next */
 	u16 rq_take;		/* next receive WQE to copy from the ring */
 	u32 rcv_msn;		/* msn of the message for WQE @rq_ci */
-	struct eri_sim_rwqe *rwqe;	/* ERI_SIM_RQ_AHEAD, by ring index */
+	struct eri_sim_rwqe *rwqe;	/* @rq_ahead, by ring index */
+	u16 rq_ahead;		/* WQEs it may take ahead: a power of two */
 	struct eri_sim_pend_read pend_read[ERI_SIM_PEND_READS];
 	struct eri_sim_ares ares;	/* atomics executed, for duplicates */
 	u32 unacked;		/* requests since the last ACK */

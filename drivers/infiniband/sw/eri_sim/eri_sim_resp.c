@@ -12,8 +12,8 @@
  *
  * A SEND's receive WQE is known before its turn: SENDs and WRITE_IMMs
  * carry their message number (msn), receive WQEs are consumed in msn order,
- * and the responder copies WQEs from the ring ahead (at most
- * ERI_SIM_RQ_AHEAD, never past the producer index) into qp->rwqe.
+ * and the responder copies WQEs from the ring ahead (at most qp->rq_ahead,
+ * never past the producer index) into qp->rwqe.
  *
  * Everything here runs with qp->lock held.
  */
@@ -40,7 +40,7 @@ void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->rq_ci = 0;
 	qp->rq_take = 0;
 	qp->rcv_msn = 0;
-	memset(qp->rwqe, 0, sizeof(*qp->rwqe) * ERI_SIM_RQ_AHEAD);
+	memset(qp->rwqe, 0, sizeof(*qp->rwqe) * qp->rq_ahead);
 	memset(qp->pend_read, 0, sizeof(qp->pend_read));
 	eri_sim_ares_init(&qp->ares);
 	qp->unacked = 0;
@@ -50,7 +50,7 @@ void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn)
 
 static struct eri_sim_rwqe *eri_sim_resp_rwqe(struct eri_sim_qp *qp, u16 idx)
 {
-	return &qp->rwqe[idx % ERI_SIM_RQ_AHEAD];
+	return &qp->rwqe[idx & (qp->rq_ahead - 1)];
 }
 
 /*
@@ -130,7 +130,7 @@ static int eri_sim_resp_rwqe_locked(struct eri_sim_qp *qp, u32 msn,
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
-	if (k >= ERI_SIM_RQ_AHEAD)
+	if (k >= qp->rq_ahead)
 		return -EINVAL;
 	/*
 	 * Message rcv_msn + k starts k PSNs past the next expected one at

@@ -245,7 +245,7 @@ static int eri_sim_ud_take_rwqe_locked(struct eri_sim_qp *qp,
 		if (ret <= 0)
 			return ret;
 		/* Taken: it completes with the datagram, under this hold. */
-		qp->rwqe[qp->rq_ci % ERI_SIM_RQ_AHEAD].tag = r->tag;
+		qp->rwqe[qp->rq_ci & (qp->rq_ahead - 1)].tag = r->tag;
 		if (r->bad)
 			goto err_bad_wqe;
 		return 1;
@@ -288,8 +288,8 @@ static void eri_sim_ud_complete_locked(struct eri_sim_qp *qp, u8 status,
 	/* An SRQ WQE: named by the tag eri_sim_ud_take_rwqe_locked() kept. */
 	if (qp->srq) {
 		cqe.hdr |= cpu_to_le32(ERI_CQE_HDR_SRQ);
-		cqe.wqe_idx = cpu_to_le32(qp->rwqe[qp->rq_ci %
-						   ERI_SIM_RQ_AHEAD].tag);
+		cqe.wqe_idx = cpu_to_le32(qp->rwqe[qp->rq_ci &
+						   (qp->rq_ahead - 1)].tag);
 		cqe.srqn = cpu_to_le32(qp->srq->srqn);
 	}
 	qp->rq_ci++;
