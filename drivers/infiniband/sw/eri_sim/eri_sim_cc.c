@@ -169,11 +169,15 @@ u32 eri_sim_cc_algos(void)
 	return algos;
 }
 
-/* In this order: their indexes, 0 to 2, are those SET_CC always carried. */
+/*
+ * In this order: the indexes 0 to 2 are those SET_CC always carried; later
+ * algorithms take the next ones.
+ */
 static struct eri_sim_cc_ops *const eri_sim_cc_builtins[] = {
 	&eri_sim_cc_swift_ops,
 	&eri_sim_cc_dcqcn_ops,
 	&eri_sim_cc_fixed_ops,
+	&eri_sim_cc_bbr_ops,
 };
 
 /**

@@ -240,6 +240,7 @@ u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns);
 extern struct eri_sim_cc_ops eri_sim_cc_swift_ops;
 extern struct eri_sim_cc_ops eri_sim_cc_dcqcn_ops;
 extern struct eri_sim_cc_ops eri_sim_cc_fixed_ops;
+extern struct eri_sim_cc_ops eri_sim_cc_bbr_ops;
 
 void eri_sim_cc_wmin_reset(struct eri_sim_cc_wmin *w, u64 now_ns);
 u64 eri_sim_cc_wmin_update(struct eri_sim_cc_wmin *w, u64 now_ns,

@@ -230,7 +230,7 @@ static u32 t_nop_window(const struct eri_sim_cc *cc)
 
 /*
  * Names are checked, unique and bounded in number; indexes never move.
- * The built-ins are registered (at module load) and keep 0-2.
+ * The built-ins are registered (at module load): 0-2 as always, bbr 3.
  */
 static void eri_sim_cc_test_register(struct kunit *test)
 {
@@ -249,6 +249,7 @@ static void eri_sim_cc_test_register(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift_ops.index, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn_ops.index, 1);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_fixed_ops.index, 2);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_bbr_ops.index, 3);
 	KUNIT_EXPECT_PTR_EQ(test, eri_sim_cc_get(1),
 			    (const struct eri_sim_cc_ops *)&eri_sim_cc_dcqcn_ops);
 	KUNIT_EXPECT_PTR_EQ(test, eri_sim_cc_default(),
