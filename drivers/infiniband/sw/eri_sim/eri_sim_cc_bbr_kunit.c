@@ -1,0 +1,652 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit tests of bbr on a path model (eri.rst, "Measurement plan"): a
+ * sender that sends as the requester does (while the pipe is below the
+ * window and pacing allows, a quantum at a time, lost PSNs first), a
+ * bottleneck of rate C with a FIFO of Q packets that drops at its tail or
+ * marks CE above a threshold, a base RTT, a responder that acknowledges
+ * every 8 packets, at once when asked (the last packet of a quantum) or
+ * when it sees a hole, with SACKs and echoed timestamps, and the
+ * requester's scoreboard for losses and rate samples.  Noise, loss and
+ * reordering come from a fixed-seed generator, so every run is the same.
+ */
+#include <kunit/test.h>
+#include <linux/math64.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <linux/time64.h>
+
+#include "eri_sim_cc_bbr.h"
+#include "eri_sim_rel.h"
+
+#define T_US		1000ULL
+#define T_MS		(1000 * T_US)
+#define T_SEC		(1000 * T_MS)
+#define T_MTU		1024U
+#define T_HDRS		ERI_PKT_OVERHEAD_IPV4
+/* A packet on the link: its IP bytes and Ethernet's 14. */
+#define T_FRAME		(T_MTU + T_HDRS + 14)
+#define T_RATE		3000000ULL	/* C: bytes per second, 24 Mbit/s */
+#define T_BASE_RTT	(300 * T_US)
+#define T_ACK_EVERY	8
+#define T_DELACK	(100 * T_US)
+#define T_RING		1024		/* packets a ring of the model holds */
+#define T_MIN_RTO	(5 * T_MS)
+#define T_MAX_RTO	(2 * T_SEC)
+
+/* A packet (or an ACK) on its way, due at @at. */
+struct t_pkt {
+	u64 at;
+	u64 sent_ns;	/* the data packet's send time: what an ACK echoes */
+	u32 psn;	/* data: its PSN; ACK: the cumulative PSN */
+	u32 off;	/* ACK: SACK offset */
+	__be64 sack[ERI_WIRE_SACK_BITS / 64];
+	bool ce;	/* data: marked; ACK: echoes a mark */
+	bool ack_req;
+};
+
+/* A FIFO of packets on their way: due times never decrease. */
+struct t_ring {
+	struct t_pkt p[T_RING];
+	u32 head, tail;
+};
+
+struct t_path {
+	/* The script. */
+	u64 rate;		/* bytes per second of the bottleneck */
+	u32 q_max;		/* packets the FIFO holds, the one sent included */
+	u32 ce_above;		/* mark CE above this many queued; 0: never */
+	u64 base_rtt;
+	u32 noise;		/* enum t_noise */
+	u32 data_loss;		/* per 10000 */
+	u32 ack_loss;		/* per 10000 */
+	u32 reorder_pct;	/* packets 1 ms later, in % */
+	/* The sender. */
+	struct eri_sim_cc cc;
+	struct eri_sim_sb sb;
+	u64 rto_at;		/* 0: not armed */
+	u32 retries;
+	u32 rto_win;		/* the window after a timeout; 0: none */
+	/* The bottleneck: departure times of the packets it holds. */
+	u64 depart[T_RING];
+	u32 q_head, q_tail;
+	u64 link_free_ns;
+	/* Towards the responder: by path (direct, reordered). */
+	struct t_ring fwd[2];
+	/* The responder. */
+	struct eri_sim_psn_map rx;
+	u32 unacked;
+	u64 delack_at;		/* 0: no delayed ACK pending */
+	u64 last_sent_ns;	/* of the last packet received */
+	bool ce_pending;
+	/* Towards the requester. */
+	struct t_ring rev;
+	struct rnd_state rnd;
+	/* What happened. */
+	u64 now;
+	u64 sent, drops, marks, q_sum, q_samples;
+	u32 min_window, max_pipe;
+};
+
+enum t_noise {
+	T_NOISE_NONE,
+	T_NOISE_TCG,	/* 60% nothing, 30% uniform 0-2 ms, 10% 5 ms */
+};
+
+static struct eri_sim_cc_bbr *t_bbr(struct t_path *p)
+{
+	return eri_sim_cc_bbr(&p->cc);
+}
+
+static u32 t_rand(struct t_path *p, u32 n)
+{
+	return prandom_u32_state(&p->rnd) % n;
+}
+
+static bool t_ring_empty(const struct t_ring *r)
+{
+	return r->head == r->tail;
+}
+
+static struct t_pkt *t_ring_peek(struct t_ring *r)
+{
+	return &r->p[r->head % T_RING];
+}
+
+static struct t_pkt *t_ring_push(struct t_ring *r)
+{
+	struct t_pkt *pkt;
+
+	if (r->tail - r->head >= T_RING)
+		return NULL;
+	pkt = &r->p[r->tail++ % T_RING];
+	memset(pkt, 0, sizeof(*pkt));
+	return pkt;
+}
+
+/*
+ * A packet due at @at, in its place: one delayed more than those after it
+ * is overtaken by them.
+ */
+static struct t_pkt *t_ring_insert(struct t_ring *r, u64 at)
+{
+	u32 i;
+
+	if (r->tail - r->head >= T_RING)
+		return NULL;
+	for (i = r->tail; i != r->head && r->p[(i - 1) % T_RING].at > at; i--)
+		r->p[i % T_RING] = r->p[(i - 1) % T_RING];
+	r->tail++;
+	memset(&r->p[i % T_RING], 0, sizeof(r->p[0]));
+	r->p[i % T_RING].at = at;
+	return &r->p[i % T_RING];
+}
+
+static struct t_path *t_path_new(struct kunit *test, u64 seed)
+{
+	struct t_path *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	if (!p)
+		return NULL;
+	p->rate = T_RATE;
+	p->q_max = 200;
+	p->base_rtt = T_BASE_RTT;
+	eri_sim_cc_init(&p->cc, &eri_sim_cc_bbr_ops, T_MTU, T_HDRS, 0, 7);
+	eri_sim_sb_init(&p->sb, 0);
+	eri_sim_psn_map_init(&p->rx, 0);
+	prandom_seed_state(&p->rnd, seed);
+	p->min_window = U32_MAX;
+	return p;
+}
+
+/* Packets the bottleneck holds at @now, the one on the wire included. */
+static u32 t_queued(struct t_path *p)
+{
+	while (p->q_head != p->q_tail &&
+	       p->depart[p->q_head % T_RING] <= p->now)
+		p->q_head++;
+	return p->q_tail - p->q_head;
+}
+
+/* A data packet enters the bottleneck. */
+static void t_link(struct t_path *p, u32 psn, bool ack_req)
+{
+	u32 q = t_queued(p);
+	struct t_pkt *pkt;
+	u64 depart;
+	int path;
+
+	p->sent++;
+	p->q_sum += q;
+	p->q_samples++;
+	if (q >= p->q_max || q >= T_RING ||
+	    (p->data_loss && t_rand(p, 10000) < p->data_loss)) {
+		p->drops++;
+		return;
+	}
+	depart = max(p->link_free_ns, p->now) +
+		 div64_u64(T_FRAME * NSEC_PER_SEC, p->rate);
+	p->link_free_ns = depart;
+	p->depart[p->q_tail++ % T_RING] = depart;
+	path = p->reorder_pct && t_rand(p, 100) < p->reorder_pct;
+	pkt = t_ring_push(&p->fwd[path]);
+	if (!pkt)
+		return;
+	pkt->at = depart + p->base_rtt / 2 + (path ? T_MS : 0);
+	pkt->psn = psn;
+	pkt->sent_ns = p->now;
+	pkt->ack_req = ack_req;
+	if (p->ce_above && q > p->ce_above) {
+		pkt->ce = true;
+		p->marks++;
+	}
+}
+
+/* The extra delay of an ACK: a descheduled vCPU, a busy host. */
+static u64 t_noise(struct t_path *p)
+{
+	u32 r;
+
+	if (p->noise != T_NOISE_TCG)
+		return 0;
+	r = t_rand(p, 100);
+	if (r < 60)
+		return 0;
+	if (r < 90)
+		return t_rand(p, 2000) * T_US;
+	return 5 * T_MS;
+}
+
+/* The responder acknowledges what it received, echoing @sent_ns. */
+static void t_ack(struct t_path *p, u64 sent_ns)
+{
+	struct t_pkt *a;
+
+	p->unacked = 0;
+	p->delack_at = 0;
+	if (p->ack_loss && t_rand(p, 10000) < p->ack_loss) {
+		p->ce_pending = false;
+		return;
+	}
+	a = t_ring_insert(&p->rev, p->now + p->base_rtt / 2 + t_noise(p));
+	if (!a)
+		return;
+	a->psn = p->rx.base;
+	a->off = eri_sim_sack_encode(&p->rx, a->sack);
+	a->sent_ns = sent_ns;
+	a->ce = p->ce_pending;
+	p->ce_pending = false;
+}
+
+static bool t_rx_hole(struct t_path *p)
+{
+	return find_first_bit(p->rx.bits, ERI_SIM_REL_WIN) < ERI_SIM_REL_WIN;
+}
+
+/*
+ * The responder takes in a data packet and acknowledges as eri_sim_resp.c
+ * does: at once when asked, for the first packet past a new hole and for
+ * one that closes a hole, else every T_ACK_EVERY packets or after the
+ * delayed-ACK time.
+ */
+static void t_respond(struct t_path *p, const struct t_pkt *d)
+{
+	bool had_hole = t_rx_hole(p), now;
+	u32 run, base = p->rx.base;
+
+	eri_sim_psn_map_set(&p->rx, d->psn);
+	run = eri_sim_psn_map_run(&p->rx);
+	if (run)
+		eri_sim_psn_map_advance(&p->rx, run);
+	p->ce_pending |= d->ce;
+	p->last_sent_ns = d->sent_ns;
+	now = d->ack_req || (!had_hole && t_rx_hole(p)) ||
+	      eri_psn_diff(p->rx.base, base) > 1 ||
+	      ++p->unacked >= T_ACK_EVERY;
+	if (now)
+		t_ack(p, d->sent_ns);
+	else if (!p->delack_at)
+		p->delack_at = p->now + T_DELACK;
+}
+
+static void t_arm_rto(struct t_path *p)
+{
+	u64 rto = eri_sim_rto_backoff(eri_sim_cc_rto_ns(&p->cc, T_MIN_RTO,
+							T_MAX_RTO),
+				      p->retries, T_MIN_RTO, T_MAX_RTO);
+
+	p->rto_at = eri_sim_sb_span(&p->sb) ? p->now + rto : 0;
+}
+
+/* The requester takes in an ACK, as eri_sim_req.c does. */
+static void t_on_ack(struct t_path *p, const struct t_pkt *a)
+{
+	struct eri_sim_cc_ack ack = { .now_ns = p->now, .ce = a->ce };
+	u32 acked, lost;
+
+	if (eri_psn_diff(a->psn, p->sb.nxt) > 0)
+		return;
+	acked = eri_sim_sb_ack(&p->sb, a->psn, a->off, a->sack);
+	if (acked) {
+		p->retries = 0;
+		if (p->rto_win) {
+			p->rto_win += acked;
+			if (p->rto_win >= eri_sim_cc_window(&p->cc))
+				p->rto_win = 0;
+		}
+		eri_sim_cc_rtt_sample(&p->cc, p->now, p->now - a->sent_ns);
+		ack.rtt_ns = p->now - a->sent_ns;
+	}
+	ack.inflight = eri_sim_sb_pipe(&p->sb);
+	eri_sim_sb_advance(&p->sb);
+	lost = eri_sim_sb_detect_loss(&p->sb, p->now,
+				      eri_sim_cc_srtt_ns(&p->cc));
+	eri_sim_sb_rate_sample(&p->sb, p->now, p->cc.min_rtt_ns, &ack.rs);
+	if (acked || lost || ack.ce) {
+		ack.acked = acked;
+		ack.lost = lost;
+		eri_sim_cc_ack(&p->cc, &ack);
+	}
+	if (acked)
+		t_arm_rto(p);
+	p->min_window = min(p->min_window, eri_sim_cc_window(&p->cc));
+}
+
+static u32 t_window(struct t_path *p)
+{
+	u32 win = min_t(u32, eri_sim_cc_window(&p->cc), ERI_SIM_REL_WIN);
+
+	return p->rto_win ? min(win, p->rto_win) : win;
+}
+
+/* The requester sends what window and pacing allow, a quantum at a time. */
+static void t_send(struct t_path *p)
+{
+	u32 win = t_window(p), n, q, psn;
+	bool had = eri_sim_sb_span(&p->sb), ack_req;
+	u64 bytes;
+
+	while (eri_sim_sb_pipe(&p->sb) < win &&
+	       eri_sim_cc_next_send_ns(&p->cc) <= p->now) {
+		q = eri_sim_cc_quantum(&p->cc);
+		for (n = 0, bytes = 0; n < q && eri_sim_sb_pipe(&p->sb) < win;
+		     n++) {
+			if (!eri_sim_sb_next_lost(&p->sb, &psn)) {
+				if (eri_sim_sb_span(&p->sb) >= ERI_SIM_REL_WIN)
+					break;
+				psn = p->sb.nxt;
+			}
+			/* eri_sim_req.c asks every T_ACK_EVERY PSNs and, in a
+			 * small window, on the packet that fills it.
+			 */
+			ack_req = !((psn + 1) % T_ACK_EVERY) ||
+				  (win < 2 * T_ACK_EVERY &&
+				   eri_sim_sb_pipe(&p->sb) + 1 >= win);
+			eri_sim_sb_sent(&p->sb, psn, false, p->now);
+			t_link(p, psn, ack_req);
+			bytes += T_MTU + T_HDRS;
+		}
+		if (!n)
+			break;
+		eri_sim_cc_sent(&p->cc, p->now, bytes);
+	}
+	p->max_pipe = max(p->max_pipe, eri_sim_sb_pipe(&p->sb));
+	if (!had && eri_sim_sb_span(&p->sb))
+		t_arm_rto(p);
+}
+
+static void t_timeout(struct t_path *p)
+{
+	p->retries++;
+	p->rto_win = 1;
+	eri_sim_sb_lose_all(&p->sb);
+	eri_sim_cc_on_timeout(&p->cc, p->now);
+	t_arm_rto(p);
+}
+
+/* The earliest of the path's next events, at most @end. */
+static u64 t_next_event(struct t_path *p, u64 end)
+{
+	u64 next = end;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!t_ring_empty(&p->fwd[i]))
+			next = min(next, t_ring_peek(&p->fwd[i])->at);
+	if (!t_ring_empty(&p->rev))
+		next = min(next, t_ring_peek(&p->rev)->at);
+	if (p->rto_at)
+		next = min(next, p->rto_at);
+	if (p->delack_at)
+		next = min(next, p->delack_at);
+	if (eri_sim_sb_pipe(&p->sb) < t_window(p))
+		next = min(next, max(eri_sim_cc_next_send_ns(&p->cc),
+				     p->now + 1));
+	return next;
+}
+
+/* Run the path until @end; @on_ack, if any, sees every ACK's result. */
+static void t_run(struct t_path *p, u64 end,
+		  void (*on_ack)(struct t_path *p, void *arg), void *arg)
+{
+	struct t_pkt pkt;
+	int i;
+
+	while (p->now < end) {
+		p->now = t_next_event(p, end);
+		for (i = 0; i < 2; i++) {
+			while (!t_ring_empty(&p->fwd[i]) &&
+			       t_ring_peek(&p->fwd[i])->at <= p->now) {
+				pkt = *t_ring_peek(&p->fwd[i]);
+				p->fwd[i].head++;
+				t_respond(p, &pkt);
+			}
+		}
+		if (p->delack_at && p->delack_at <= p->now)
+			t_ack(p, p->last_sent_ns);
+		while (!t_ring_empty(&p->rev) &&
+		       t_ring_peek(&p->rev)->at <= p->now) {
+			pkt = *t_ring_peek(&p->rev);
+			p->rev.head++;
+			t_on_ack(p, &pkt);
+			if (on_ack)
+				on_ack(p, arg);
+		}
+		if (p->rto_at && p->rto_at <= p->now)
+			t_timeout(p);
+		t_send(p);
+	}
+}
+
+/* The link's capacity over @ns, in packets. */
+static u64 t_capacity(u64 rate, u64 ns)
+{
+	return div64_u64(rate * div64_u64(ns, T_US), T_FRAME * USEC_PER_SEC);
+}
+
+/* Packets of @ns at @rate within the base RTT: the path's BDP, rounded up. */
+static u32 t_bdp(u64 rate, u64 rtt)
+{
+	return DIV_ROUND_UP_ULL(rate * div64_u64(rtt, T_US),
+				T_FRAME * USEC_PER_SEC);
+}
+
+static void t_report(struct kunit *test, struct t_path *p, u64 ns)
+{
+	struct eri_sim_cc_bbr *b = t_bbr(p);
+
+	kunit_info(test,
+		   "delivered %llu of %llu, drops %llu, marks %llu, mean queue %llu/100, window min %u, pipe max %u, rounds %u, cuts %llu, mode %u, min_rtt %u us",
+		   p->sb.rate.delivered, t_capacity(p->rate, ns), p->drops,
+		   p->marks, div64_u64(p->q_sum * 100, max(p->q_samples, 1ULL)),
+		   p->min_window, p->max_pipe, b->round, p->cc.cuts, b->mode,
+		   b->min_rtt_us);
+}
+
+/*
+ * RTT samples with TCG's noise: the window never starves, the link stays
+ * busy, the queue short.
+ */
+static void eri_sim_cc_bbr_test_noisy_rtt(struct kunit *test)
+{
+	struct t_path *p = t_path_new(test, 1);
+	const u64 T = 20 * T_SEC;
+	u32 quantum = ERI_SIM_CC_QUANTUM_MIN;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->noise = T_NOISE_TCG;
+	t_run(p, T, NULL, NULL);
+	t_report(test, p, T);
+	KUNIT_EXPECT_GE(test, p->min_window, ERI_SIM_CC_BBR_MIN_CWND);
+	KUNIT_EXPECT_GE(test, p->sb.rate.delivered * 10,
+			t_capacity(p->rate, T) * 9);
+	/*
+	 * The mean queue, in 1/100 packets: what the window allows beyond
+	 * the BDP, 1 BDP and 3 quanta, and the ACK aggregation the window
+	 * adds, about one ACK's packets.
+	 */
+	KUNIT_EXPECT_LE(test, div64_u64(p->q_sum * 100, p->q_samples),
+			100ULL * (t_bdp(p->rate, p->base_rtt) +
+				  ERI_SIM_CC_BBR_QUANTA * quantum +
+				  T_ACK_EVERY));
+}
+
+struct t_step {
+	u64 at;			/* when C halves */
+	bool halved;
+	u64 drops, marks;	/* when C halved */
+	u64 cuts;		/* before the first drop or mark after it */
+	u32 round;		/* the round of that drop or mark; 0: none */
+	u32 cut_round;		/* the round a cut followed it; 0: none */
+	u32 step_round;		/* the round C halved in */
+	u32 slow_round;		/* first round pacing <= 1.25 C / 2 */
+	u32 max_pipe;		/* most in flight from slow_round on */
+	u32 ce_above;		/* set when C halves */
+	u32 q_max;
+};
+
+static void t_step_ack(struct t_path *p, void *arg)
+{
+	struct t_step *s = arg;
+	u32 round = t_bbr(p)->round;
+	u64 slow;
+
+	if (!s->halved && p->now >= s->at) {
+		s->halved = true;
+		p->rate /= 2;
+		p->ce_above = s->ce_above;
+		p->q_max = s->q_max;
+		s->step_round = round;
+		s->drops = p->drops;
+		s->marks = p->marks;
+	}
+	if (!s->halved)
+		return;
+	if (!s->round && (p->drops > s->drops || p->marks > s->marks)) {
+		s->round = round;
+		s->cuts = p->cc.cuts;
+	}
+	if (s->round && !s->cut_round && p->cc.cuts > s->cuts)
+		s->cut_round = round;
+	/* 1.25 C / 2 (C halved already) in the pacing rate's wire bytes. */
+	slow = div64_u64(p->rate * 5 / 4 * (T_MTU + T_HDRS), T_FRAME);
+	if (!s->slow_round && p->cc.pacing_rate <= slow)
+		s->slow_round = round;
+	if (s->slow_round)
+		s->max_pipe = max(s->max_pipe, eri_sim_sb_pipe(&p->sb));
+}
+
+/* C halves at 5 s: the model follows, through drops, marks or neither. */
+static void eri_sim_cc_bbr_test_congestion_step(struct kunit *test)
+{
+	static const struct {
+		u32 q_max, ce_above;
+	} v[] = {
+		{ 20, 0 },	/* (a) a short FIFO drops */
+		{ 200, 5 },	/* (b) CE above 5 packets */
+		{ 200, 0 },	/* (c) a deep FIFO, no marks */
+		{ 8, 0 },	/* (d) a FIFO shorter than the window */
+	};
+	const u64 T = 10 * T_SEC;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		struct t_path *p = t_path_new(test, 2 + i);
+		struct t_step s = {
+			.at = 5 * T_SEC,
+			.q_max = v[i].q_max,
+			.ce_above = v[i].ce_above,
+		};
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		p->q_max = v[i].q_max;
+		p->ce_above = v[i].ce_above;
+		t_run(p, T, t_step_ack, &s);
+		t_report(test, p, T);
+		kunit_info(test,
+			   "case %c: step in round %u, first signal %u, cut %u, slow %u, then in flight %u, drops after the step %llu",
+			   'a' + i, s.step_round, s.round, s.cut_round,
+			   s.slow_round, s.max_pipe, p->drops - s.drops);
+		/*
+		 * A cut within 2 rounds of the first drop or mark after the
+		 * step.  With Q = 20 there may be none: the window, sized
+		 * for C, stays below the FIFO.
+		 */
+		if (i != 2 && (s.round || i != 0)) {
+			KUNIT_EXPECT_NE(test, s.round, 0U);
+			KUNIT_EXPECT_NE(test, s.cut_round, 0U);
+			KUNIT_EXPECT_LE(test, s.cut_round, s.round + 2);
+		}
+		if (i == 1)
+			KUNIT_EXPECT_EQ(test, p->drops, 0ULL);
+		if (i == 2) {
+			/* The rate follows within 12 rounds... */
+			KUNIT_EXPECT_NE(test, s.slow_round, 0U);
+			KUNIT_EXPECT_LE(test, s.slow_round, s.step_round + 12);
+			/* ...what is in flight stays bounded. */
+			KUNIT_EXPECT_LE(test, s.max_pipe,
+					2 * t_bdp(p->rate, p->base_rtt +
+						  div64_u64(T_FRAME *
+							    NSEC_PER_SEC,
+							    p->rate)) +
+					ERI_SIM_CC_BBR_QUANTA *
+					ERI_SIM_CC_QUANTUM_MIN + T_ACK_EVERY +
+					ERI_SIM_CC_BBR_PROBE_UP_EXTRA);
+		}
+	}
+}
+
+struct t_cuts {
+	u32 round;
+	u64 cuts;
+	u32 over;	/* rounds with more than one cut */
+};
+
+static void t_cuts_ack(struct t_path *p, void *arg)
+{
+	struct t_cuts *c = arg;
+
+	if (t_bbr(p)->round != c->round) {
+		c->round = t_bbr(p)->round;
+		c->cuts = p->cc.cuts;
+	} else if (p->cc.cuts > c->cuts + 1) {
+		c->over++;
+		c->cuts = p->cc.cuts;
+	}
+}
+
+/* 1% of data and ACKs lost at random: no collapse. */
+static void eri_sim_cc_bbr_test_random_loss(struct kunit *test)
+{
+	struct t_path *p = t_path_new(test, 5);
+	const u64 T = 20 * T_SEC;
+	struct t_cuts c = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->data_loss = 100;
+	p->ack_loss = 100;
+	t_run(p, T, t_cuts_ack, &c);
+	t_report(test, p, T);
+	KUNIT_EXPECT_GT(test, p->drops, 0ULL);
+	KUNIT_EXPECT_EQ(test, c.over, 0U);
+	KUNIT_EXPECT_LE(test, p->cc.cuts, (u64)t_bbr(p)->round);
+	KUNIT_EXPECT_GE(test, p->sb.rate.delivered * 100,
+			t_capacity(p->rate, T) * 85);
+}
+
+/*
+ * A quarter of the packets at the base RTT, the rest 1 ms later: min_rtt is
+ * the early quarter's, the window still covers the path.
+ */
+static void eri_sim_cc_bbr_test_reorder_delay(struct kunit *test)
+{
+	struct t_path *p = t_path_new(test, 6);
+	const u64 T = 10 * T_SEC;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->base_rtt = 200 * T_US;
+	p->reorder_pct = 75;
+	t_run(p, T_SEC, NULL, NULL);
+	p->min_window = U32_MAX;
+	t_run(p, T, NULL, NULL);
+	t_report(test, p, T);
+	KUNIT_EXPECT_EQ(test, p->drops, 0ULL);
+	KUNIT_EXPECT_GE(test, p->sb.rate.delivered * 10,
+			t_capacity(p->rate, T) * 8);
+	KUNIT_EXPECT_GE(test, p->min_window, 7U);
+}
+
+static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
+	KUNIT_CASE(eri_sim_cc_bbr_test_noisy_rtt),
+	KUNIT_CASE(eri_sim_cc_bbr_test_congestion_step),
+	KUNIT_CASE(eri_sim_cc_bbr_test_random_loss),
+	KUNIT_CASE(eri_sim_cc_bbr_test_reorder_delay),
+	{}
+};
+
+static struct kunit_suite eri_sim_cc_bbr_test_suite = {
+	.name = "eri_sim_cc_bbr",
+	.test_cases = eri_sim_cc_bbr_test_cases,
+};
+
+kunit_test_suite(eri_sim_cc_bbr_test_suite);
