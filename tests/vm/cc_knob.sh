@@ -6,8 +6,8 @@
 # brackets, a write of a name selects it (SET_CC), a bogus name fails and
 # changes nothing, QPs take the algorithm active when they are created and
 # keep it, and each device has its own.  The names are read from the knob:
-# only the default, fixed, and the two algorithms the per-QP checks pick are
-# named here.
+# only the default, fixed, and the three algorithms the per-QP checks pick
+# are named here.
 # make check runs it on 6.12 only: the knob is the device's, the same on
 # every kernel.
 # check-flavours: 6.12
@@ -94,6 +94,7 @@ check "a name with a suffix is refused with EINVAL" refused "${first}x"
 check "a refused write changes nothing" shows "$default_line"
 check "swift is offered" offered swift
 check "dcqcn is offered" offered dcqcn
+check "bbr is offered" offered bbr
 check "select dcqcn again" sh -c "echo dcqcn > $F"
 
 # QPs take the algorithm active when they are created, and keep it.
@@ -110,10 +111,15 @@ if [ -n "$qpn1" ]; then
 		check "a second QP is created" test -n "$qpn2"
 		check "the new QP shows swift" test "$(qp_algo "$((16#${qpn2:-0}))")" = swift
 		check "the first QP kept dcqcn" test "$(qp_algo "$n1")" = dcqcn
+		check "select bbr" sh -c "echo bbr > $F"
+		qpn3=$(start_qp 18517)
+		check "a third QP is created" test -n "$qpn3"
+		check "the new QP shows bbr" test "$(qp_algo "$((16#${qpn3:-0}))")" = bbr
 	else
 		echo "ok - # SKIP per-QP algorithm: eri_sim QPs do not take sdev->cc_algo yet"
 	fi
 fi
+stop_qp 18517
 stop_qp 18516
 stop_qp 18515
 

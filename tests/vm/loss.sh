@@ -28,7 +28,8 @@
 #      packets as the larger.
 #
 #   tests/vm/loss.sh [ALGO]   congestion control of both devices (swift,
-#                             dcqcn, fixed; default: the devices' default)
+#                             dcqcn, fixed, bbr; default: the devices'
+#                             default)
 #
 # Failing to load eri_sim or to create a device is a failure, never a skip.
 #
