@@ -452,11 +452,12 @@ void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns)
  * eri_sim_cc_on_timeout() - the retransmission timer fired
  * @cc: the state, under qp->lock
  * @now_ns: the current time
+ * @lost: PSNs the timeout declared lost (eri_sim_sb_lose_all())
  */
-void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns)
+void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 {
 	cc->timeouts++;
-	cc->ops->on_timeout(cc, now_ns, 0);
+	cc->ops->on_timeout(cc, now_ns, lost);
 	eri_sim_cc_set_quantum(cc);
 }
 

@@ -228,7 +228,7 @@ void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 		       u32 acked_pkts, u32 inflight_pkts);
 void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns);
 void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns);
-void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns);
+void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost);
 u32 eri_sim_cc_window(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc);
 u32 eri_sim_cc_quantum(const struct eri_sim_cc *cc);

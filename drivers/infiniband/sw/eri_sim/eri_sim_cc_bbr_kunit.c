@@ -359,8 +359,7 @@ static void t_timeout(struct t_path *p)
 {
 	p->retries++;
 	p->rto_win = 1;
-	eri_sim_sb_lose_all(&p->sb);
-	eri_sim_cc_on_timeout(&p->cc, p->now);
+	eri_sim_cc_on_timeout(&p->cc, p->now, eri_sim_sb_lose_all(&p->sb));
 	t_arm_rto(p);
 }
 

@@ -182,7 +182,7 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
 	t_ack_pkts(&cc, &now, T_US, 100 * T_US, 64, 64);
 	eri_sim_cc_on_ecn(&cc, now);
 	eri_sim_cc_on_loss(&cc, now);
-	eri_sim_cc_on_timeout(&cc, now);
+	eri_sim_cc_on_timeout(&cc, now, 0);
 	eri_sim_cc_sent(&cc, now, T_WIRE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), ERI_SIM_CC_FIXED_WND);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), 0);
@@ -470,19 +470,19 @@ static void eri_sim_cc_test_swift_timeout(struct kunit *test)
 	u64 now;
 
 	t_swift_ca(&cc, &now, 100);
-	eri_sim_cc_on_timeout(&cc, ++now);
+	eri_sim_cc_on_timeout(&cc, ++now, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift(&cc)->ssthresh, T_FP(50));
 	KUNIT_EXPECT_EQ(test, cc.timeouts, 1);
 	/* A second timeout in a row: still one packet, ssthresh 2. */
-	eri_sim_cc_on_timeout(&cc, ++now);
+	eri_sim_cc_on_timeout(&cc, ++now, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 1);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_swift(&cc)->ssthresh, T_FP(2));
 
 	/* Recovery: slow start (doubling per RTT) back to ssthresh. */
 	t_swift_ca(&cc, &now, 100);
-	eri_sim_cc_on_timeout(&cc, ++now);
+	eri_sim_cc_on_timeout(&cc, ++now, 0);
 	while (eri_sim_cc_window(&cc) < 50 && rtts < 20) {
 		u32 w = eri_sim_cc_window(&cc);
 
@@ -780,7 +780,7 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 	/* A timeout halves the rate (once the elapsed periods are applied). */
 	eri_sim_cc_on_loss(&cc, 10 * NSEC_PER_MSEC);
 	rc = eri_sim_cc_dcqcn(&cc)->rc;
-	eri_sim_cc_on_timeout(&cc, 10 * NSEC_PER_MSEC);
+	eri_sim_cc_on_timeout(&cc, 10 * NSEC_PER_MSEC, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rc / 2);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rc);
 	KUNIT_EXPECT_EQ(test, cc.timeouts, 1);

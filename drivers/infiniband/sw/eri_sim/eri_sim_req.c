@@ -1250,8 +1250,8 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		if (qp->retries < U8_MAX)
 			qp->retries++;
 		qp->rto_win = 1;
-		eri_sim_sb_lose_all(qp->sb);
-		eri_sim_cc_on_timeout(&qp->cc, now);
+		eri_sim_cc_on_timeout(&qp->cc, now,
+				      eri_sim_sb_lose_all(qp->sb));
 		eri_sim_req_arm_rto_locked(qp, now);
 	}
 	eri_sim_req_run_at_locked(qp, now);
