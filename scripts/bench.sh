@@ -114,6 +114,33 @@ say "modules for $rel: $(cd "$mods" && echo *.ko)"
 budget=$((timeout - 60))
 [ "$budget" -gt 60 ] || die "--timeout $timeout is too short"
 say "mode $mode, kernel $rel, results in $out (VM timeout ${timeout}s)"
+# The noisy condition's load outside the VM (tests/bench/guest.py,
+# host_load()): while the guest's $out/vm/bench/host-load says "on", one
+# busy process per host core beside the VM's vCPU threads.
+host_load_watch() {
+	local req=$out/vm/bench/host-load pids=() want i
+	set +e		# a killed busy process's status is no error
+	trap '[ ${#pids[@]} = 0 ] || kill "${pids[@]}" 2>/dev/null; exit 0' TERM
+	while :; do
+		want=$(cat "$req" 2>/dev/null || true)
+		if [ "$want" = on ] && [ ${#pids[@]} = 0 ]; then
+			for i in $(seq "$(nproc)"); do
+				(trap - TERM; while :; do :; done) &
+				pids+=($!)
+			done
+		elif [ "$want" != on ] && [ ${#pids[@]} -gt 0 ]; then
+			kill "${pids[@]}" 2>/dev/null
+			wait "${pids[@]}" 2>/dev/null
+			pids=()
+		fi
+		[ -z "$want" ] || echo "$want" > "$req.ack"
+		sleep 0.2
+	done
+}
+rm -f "$out/vm/bench/host-load" "$out/vm/bench/host-load.ack"
+host_load_watch &
+watch_pid=$!
+trap 'kill "$watch_pid" 2>/dev/null' EXIT
 set +e
 # A benchmarked tool that crashes (perftest in librdmacm when siw fails to
 # connect under heavy loss) is that run's result, recorded by the guest;
@@ -125,6 +152,9 @@ scripts/vm-run --kernel "$flavour" --timeout "$timeout" --out "$out/vm" \
 	--contenders "$contenders" "${sets[@]}"
 vrc=$?
 set -e
+kill "$watch_pid" 2>/dev/null || true
+wait "$watch_pid" 2>/dev/null || true
+trap - EXIT
 say "vm-run exit status $vrc"
 
 # ------------------------------------------------------------------ report

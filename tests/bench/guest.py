@@ -29,7 +29,11 @@ the veth's (buffers) and ERI's device counters (tx_pkts beside tx_skbs) show
 what netem saw; a run under such a condition whose counters show a GSO
 buffer is marked invalid.  Conditions without loss keep GSO on for everyone.
 The jumbo condition runs a few cells with MTU 9000 on every veth (see
-CONDITIONS).
+CONDITIONS).  The noisy condition ("noisy neighbour") runs a few cells while
+the host's cores are oversubscribed by a load outside the VM: the guest
+asks scripts/bench.sh for it through OUT/host-load ("on" or "off"), and the
+host confirms in OUT/host-load.ack; the condition's record says whether it
+did.
 
 Contenders are alternated inside each cell (order rotated per repeat), so
 drift hits all of them alike.  Every run has a timeout; a failure or a
@@ -79,6 +83,9 @@ GRIDS = {
         # Cells of the jumbo condition (veth MTU 9000), TEST:SIZE:QPS; not
         # in the quick grid's ten minutes: --set conditions=loss0,loss1,jumbo
         "jumbo_cells": ["write_bw:65536:1"],
+        # Cells of the noisy condition (a load outside the VM); not in the
+        # quick grid either: --set conditions=loss0,noisy
+        "noisy_cells": ["write_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 25, "bw_timeout": 25,
     },
@@ -105,11 +112,15 @@ GRIDS = {
         "target_s": 0.5, "lat_min_iters": 300, "bw_min_bytes": 256 * KIB,
         "tcp_lat_secs": 2,
         "conditions": ["loss0", "loss0.1", "loss1", "loss5",
-                       "delay250", "loss1+delay250", "jumbo"],
+                       "delay250", "loss1+delay250", "jumbo", "noisy"],
         # The bulk cells, 1 QP: what IB MTU 4096 and TCP's 9000-byte MTU
         # change (about four minutes).
         "jumbo_cells": ["write_bw:65536:1", "write_bw:4194304:1",
                         "read_bw:65536:1", "send_bw:65536:1"],
+        # A shared host (issue 20): bulk writes, where a contender that
+        # waits on timers or work items while its vCPU is descheduled
+        # falls behind, and small-message latency.
+        "noisy_cells": ["send_lat:2:1", "write_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 30, "bw_timeout": 40,
     },
@@ -129,7 +140,12 @@ GRIDS = {
 #   mtu    the veths' MTU (IB MTU 4096 needs 4096 bytes of payload plus
 #          the headers: 9000 gives every RDMA contender its largest MTU);
 #   cells  the grid entry that lists the cells measured in this condition
-#          (default: all of them).
+#          (default: all of them);
+#   host_load
+#          the host runs a busy process per core beside the VM while the
+#          condition lasts (scripts/bench.sh, asked through OUT/host-load):
+#          the vCPUs get about half a core each, and are descheduled for
+#          whole time slices, as on an oversubscribed cloud host.
 CONDITIONS = {
     "loss0": {"netem": []},
     "loss0.1": {"netem": ["loss", "0.1%"], "wire": True},
@@ -138,6 +154,7 @@ CONDITIONS = {
     "delay250": {"netem": ["delay", "250us", "50us"]},
     "loss1+delay250": {"netem": ["loss", "1%", "delay", "250us", "50us"], "wire": True},
     "jumbo": {"netem": [], "mtu": 9000, "cells": "jumbo_cells"},
+    "noisy": {"netem": [], "cells": "noisy_cells", "host_load": True},
     # Not in the grids: no loss, single packets, to tell what GSO gives
     # from what loss costs (--set conditions=loss0,wire0,loss1).
     "wire0": {"netem": [], "wire": True},
@@ -529,11 +546,41 @@ def offloads(dev):
     return res
 
 
+def host_load(on):
+    """Ask the host for its load outside the VM (on) or for none; returns
+    whether the host confirmed within 10 s (a guest run without
+    scripts/bench.sh has nobody to ask)."""
+    want = "on" if on else "off"
+    req = os.path.join(OUT, "host-load")
+    ack = req + ".ack"
+    if not on and not os.path.exists(req):
+        return True
+    with open(req + ".tmp", "w") as f:
+        f.write(want + "\n")
+    os.rename(req + ".tmp", req)
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            with open(ack) as f:
+                if f.read().strip() == want:
+                    # Let the load take the cores before measuring.
+                    time.sleep(1 if on else 0)
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
 def set_condition(names, cond):
-    """netem, MTU and GSO limits of every veth end for cond; returns what
-    the kernel then has (the first contender's qdisc, every end's MTU and
-    GSO limits), for the record."""
+    """netem, MTU and GSO limits of every veth end for cond, and the host's
+    load; returns what the kernel then has (the first contender's qdisc,
+    every end's MTU and GSO limits) and whether the host load is on, for
+    the record."""
     spec = CONDITIONS[cond]
+    loaded = host_load(spec.get("host_load", False))
+    if spec.get("host_load") and not loaded:
+        raise RuntimeError("the host did not confirm its load (run through scripts/bench.sh)")
     mtu = spec.get("mtu", DEFAULT_MTU)
     links = {}
     for c in names:
@@ -552,6 +599,7 @@ def set_condition(names, cond):
                     d, links[d], mtu, ", gso_max_segs 1" if spec.get("wire") else ""))
     _, q = sh("tc qdisc show dev %s" % ends(names[0])[0], check=False)
     return {"qdisc": q.strip(), "mtu": mtu, "wire": bool(spec.get("wire")),
+            "host_load": bool(spec.get("host_load")),
             "links": links, "offloads": offloads(ends(names[0])[0])}
 
 
@@ -1243,9 +1291,10 @@ def main():
                               "reason": "the condition's link settings failed: %s" % e})
             continue
         emit(dict(setup, type="condition", condition=cond))
-        log("condition %s: %s; MTU %d, %s" % (
+        log("condition %s: %s; MTU %d, %s%s" % (
             cond, setup["qdisc"], setup["mtu"],
-            "gso_max_segs 1 (wire packets)" if setup["wire"] else "GSO on"))
+            "gso_max_segs 1 (wire packets)" if setup["wire"] else "GSO on",
+            "; a busy process per host core" if setup["host_load"] else ""))
         tcp_done = {}
         # (contender, test) -> {(qps, size): [rates]}: what plan_iters sizes
         # the next runs by (see estimate()); per condition.
@@ -1319,6 +1368,7 @@ def main():
                     log("[%d/%d] %s %s %s %dB q%d rep%d: %s %s (%.1fs)" % (
                         n, total, cond, c, t_test, size, qps, rep, rec["status"],
                         val or rec.get("reason", ""), rec["elapsed_s"]))
+    host_load(False)
     emit({"type": "end", "elapsed_s": round(time.monotonic() - T0, 1)})
     runs.close()
     log("done in %.0fs" % (time.monotonic() - T0))

@@ -77,9 +77,11 @@ def cond_text(meta, cond):
     netem = " ".join(meta["conditions"][cond]) or "no impairment"
     if spec is None:            # results of a harness without the setting
         return netem
-    return "%s, MTU %d, %s" % (netem, spec.get("mtu", 1500),
-                               "wire packets (gso_max_segs 1)" if spec.get("wire")
-                               else "GSO on")
+    return "%s, MTU %d, %s%s" % (netem, spec.get("mtu", 1500),
+                                 "wire packets (gso_max_segs 1)" if spec.get("wire")
+                                 else "GSO on",
+                                 ", a busy process per host core beside the VM"
+                                 if spec.get("host_load") else "")
 
 
 # A "metric" row of the table: which runs feed it and how to read a value.
