@@ -218,16 +218,10 @@ static int eri_qp_parse_req(struct ib_udata *udata, bool *one_mapping)
 	struct eri_ibv_create_qp_req req = {};
 	int ret;
 
-	if (udata->inlen) {
-		ret = ib_copy_from_udata(&req, udata,
-					 min(udata->inlen, sizeof(req)));
-		if (ret)
-			return ret;
-	}
-	if ((req.comp_mask & ~ERI_CREATE_QP_ONE_MAPPING) || req.reserved ||
-	    (udata->inlen > sizeof(req) &&
-	     !ib_is_udata_cleared(udata, sizeof(req),
-				  udata->inlen - sizeof(req))))
+	ret = eri_udata_req(udata, &req, sizeof(req));
+	if (ret)
+		return ret;
+	if ((req.comp_mask & ~ERI_CREATE_QP_ONE_MAPPING) || req.reserved)
 		return -EINVAL;
 	*one_mapping = req.comp_mask & ERI_CREATE_QP_ONE_MAPPING;
 	/* Its response has room for the offsets. */

@@ -175,6 +175,33 @@ void eri_get_dev_fw_str(struct ib_device *ibdev, char *str)
 static int eri_user_buf_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 			      struct eri_qmem *m, size_t size, bool pinned);
 
+/**
+ * eri_udata_req - the driver data of a uverbs request
+ * @udata: the request
+ * @req: where it goes, zeroed beforehand
+ * @size: bytes of @req
+ *
+ * A provider may send less than @size (an older one: the rest of @req
+ * stays zero) or more (a newer one), as long as what we do not know is
+ * zero.
+ *
+ * Return: 0, -EFAULT, or -EINVAL when bytes past @size are not zero.
+ */
+int eri_udata_req(struct ib_udata *udata, void *req, size_t size)
+{
+	int ret;
+
+	if (!udata->inlen)
+		return 0;
+	ret = ib_copy_from_udata(req, udata, min(udata->inlen, size));
+	if (ret)
+		return ret;
+	if (udata->inlen > size &&
+	    !ib_is_udata_cleared(udata, size, udata->inlen - size))
+		return -EINVAL;
+	return 0;
+}
+
 int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
 {
 	struct eri_ucontext *uctx = to_eri_ucontext(ibucontext);
@@ -184,17 +211,11 @@ int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
 	struct eri_uctx_status *status;
 	int ret;
 
-	if (udata->inlen) {
-		ret = ib_copy_from_udata(&req, udata,
-					 min(udata->inlen, sizeof(req)));
-		if (ret)
-			return ret;
-		if (req.comp_mask || req.reserved ||
-		    (udata->inlen > sizeof(req) &&
-		     !ib_is_udata_cleared(udata, sizeof(req),
-					  udata->inlen - sizeof(req))))
-			return -EOPNOTSUPP;
-	}
+	ret = eri_udata_req(udata, &req, sizeof(req));
+	if (ret)
+		return ret == -EINVAL ? -EOPNOTSUPP : ret;
+	if (req.comp_mask || req.reserved)
+		return -EOPNOTSUPP;
 
 	if (edev->attr.caps & ERI_DEV_CAP_IMM)
 		resp.dev_caps |= ERI_UCTX_CAP_IMM;

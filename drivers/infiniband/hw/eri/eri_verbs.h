@@ -283,6 +283,7 @@ int eri_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+int eri_udata_req(struct ib_udata *udata, void *req, size_t size);
 int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 		   struct eri_qmem *m, size_t size);
 void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m);
