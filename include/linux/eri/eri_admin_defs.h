@@ -12,6 +12,7 @@
 
 #include <linux/bits.h>
 #include <linux/build_bug.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 
 enum eri_aq_opcode {
@@ -34,6 +35,7 @@ enum eri_aq_opcode {
 	ERI_AQ_OP_QUERY_SRQ = 17,
 	ERI_AQ_OP_DESTROY_SRQ = 18,
 	ERI_AQ_OP_QUERY_CC = 19,
+	ERI_AQ_OP_QUERY_QP_CC = 20,
 	ERI_AQ_OP_MAX,
 };
 
@@ -98,6 +100,7 @@ static_assert(sizeof(struct eri_aq_query_device_cmd) == ERI_AQ_SQE_SIZE);
 #define ERI_DEV_CAP_IPV6		BIT(6)	/* GIDs not IPv4-mapped */
 #define ERI_DEV_CAP_CQ_PBL		BIT(7)	/* CQ rings by page list */
 #define ERI_DEV_CAP_CC_NAMES		BIT(8)	/* QUERY_CC names cc_algos */
+#define ERI_DEV_CAP_QP_CC		BIT(9)	/* QUERY_QP_CC */
 
 struct eri_aq_device_attr {
 	__le64 fw_version;
@@ -587,6 +590,63 @@ struct eri_cc_desc {
 };
 
 static_assert(sizeof(struct eri_cc_desc) == 32);
+
+/*
+ * QUERY_QP_CC (with ERI_DEV_CAP_QP_CC), laid out as QUERY_QP (struct
+ * eri_aq_qp_attr_cmd): the device writes struct eri_qp_cc, a QP's
+ * congestion-control state, at attr_addr.
+ */
+#define ERI_QP_CC_NONE			U32_MAX	/* no bound, no sample */
+
+/**
+ * struct eri_qp_cc - a QP's congestion-control state, as QUERY_QP_CC tells it
+ * @algo: the algorithm's index (QUERY_CC)
+ * @reserved1: zero
+ * @cwnd: the window, packets with 16 fraction bits
+ * @pacing_rate: bytes per second on the wire, headers included; 0: not paced
+ * @bw: the algorithm's bandwidth estimate, bytes per second on the wire; 0:
+ *	none
+ * @srtt_us: smoothed RTT; 0 before a sample
+ * @rttvar_us: RTT variation
+ * @min_rtt_us: the base RTT, a windowed minimum; 0 before a sample
+ * @inflight_hi: upper bound on packets in flight, ERI_QP_CC_NONE for none;
+ *	0 for an algorithm that keeps no such bound
+ * @rtt_samples: RTT samples taken since CREATE_QP (or since the QP's
+ *	algorithm state last started)
+ * @rtt_sum_us: their sum, for a mean RTT
+ * @mode: the algorithm's mode, [a-z0-9_]*, NUL-padded; all zero for an
+ *	algorithm without modes
+ * @cuts: window or rate reductions, low 32 bits
+ * @losses: fast retransmissions, low 32 bits
+ * @ecn_echoes: ACKs that echoed a CE mark, low 32 bits
+ * @timeouts: retransmission timeouts, low 32 bits
+ * @inflight_lo: lower-bound model of packets in flight, as @inflight_hi
+ * @quantum: packets pacing releases at once
+ * @reserved2: zero
+ */
+struct eri_qp_cc {
+	u8 algo;
+	u8 reserved1[3];
+	__le32 cwnd;
+	__le64 pacing_rate;
+	__le64 bw;
+	__le32 srtt_us;
+	__le32 rttvar_us;
+	__le32 min_rtt_us;
+	__le32 inflight_hi;
+	__le64 rtt_samples;
+	__le64 rtt_sum_us;
+	char mode[ERI_CC_NAME_MAX];
+	__le32 cuts;
+	__le32 losses;
+	__le32 ecn_echoes;
+	__le32 timeouts;
+	__le32 inflight_lo;
+	__le32 quantum;
+	u8 reserved2[32];
+};
+
+static_assert(sizeof(struct eri_qp_cc) == 128);
 
 enum eri_stat {
 	ERI_STAT_TX_PKTS,		/* packets sent */

@@ -273,6 +273,33 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ERI_CC_MAX_ALGOS * sizeof(struct eri_cc_desc),
 			1024);
 	KUNIT_EXPECT_EQ(test, ERI_DEV_CAP_CC_NAMES, BIT(8));
+	KUNIT_EXPECT_EQ(test, ERI_AQ_OP_QUERY_QP_CC, 20);
+	KUNIT_EXPECT_EQ(test, ERI_DEV_CAP_QP_CC, BIT(9));
+}
+
+/* struct eri_qp_cc as eri.rst's table of "Per-QP visibility" lays it out. */
+static void eri_defs_test_qp_cc(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, algo), 0);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, cwnd), 4);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, pacing_rate), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, bw), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, srtt_us), 24);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, rttvar_us), 28);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, min_rtt_us), 32);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, inflight_hi), 36);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, rtt_samples), 40);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, rtt_sum_us), 48);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, mode), 56);
+	KUNIT_EXPECT_EQ(test, sizeof_field(struct eri_qp_cc, mode), 16);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, cuts), 72);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, losses), 76);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, ecn_echoes), 80);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, timeouts), 84);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, inflight_lo), 88);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, quantum), 92);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eri_qp_cc, reserved2), 96);
+	KUNIT_EXPECT_EQ(test, sizeof(struct eri_qp_cc), 128);
 }
 
 static void eri_defs_test_qp_attr(struct kunit *test)
@@ -388,6 +415,7 @@ static struct kunit_case eri_defs_test_cases[] = {
 	KUNIT_CASE(eri_defs_test_cq_ring),
 	KUNIT_CASE(eri_defs_test_cq_qp_cmds),
 	KUNIT_CASE(eri_defs_test_qp_attr),
+	KUNIT_CASE(eri_defs_test_qp_cc),
 	KUNIT_CASE(eri_defs_test_wqe_cqe),
 	{}
 };
