@@ -564,6 +564,29 @@ u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns)
 	return min(max(rto, min_ns), max_ns);
 }
 
+/**
+ * eri_sim_cc_mode() - the algorithm's mode, for QUERY_QP_CC and tracing
+ * @cc: the state, under qp->lock
+ *
+ * Return: a name of at most ERI_CC_NAME_MAX - 1 characters; "" for an
+ * algorithm without modes.
+ */
+const char *eri_sim_cc_mode(const struct eri_sim_cc *cc)
+{
+	return cc->ops->mode ? cc->ops->mode(cc) : "";
+}
+
+/**
+ * eri_sim_cc_bw() - the algorithm's bandwidth estimate
+ * @cc: the state, under qp->lock
+ *
+ * Return: wire bytes per second; 0 for none.
+ */
+u64 eri_sim_cc_bw(const struct eri_sim_cc *cc)
+{
+	return cc->ops->bw ? cc->ops->bw(cc) : 0;
+}
+
 /* fixed: the window the transport had before the engine, never paced. */
 static void eri_sim_cc_fixed_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
 {

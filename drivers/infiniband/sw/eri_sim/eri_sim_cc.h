@@ -187,6 +187,10 @@ struct eri_sim_cc_ack {
  * @on_timeout: the retransmission timer fired; @lost: packets it declared
  *	lost, 0 if not known
  * @window: packets allowed in flight (the engine clamps it)
+ * @mode: optional: the algorithm's mode, [a-z0-9_], at most
+ *	ERI_CC_NAME_MAX - 1 characters (QUERY_QP_CC, the tracepoint)
+ * @bw: optional: the algorithm's bandwidth estimate, wire bytes per
+ *	second; 0: none yet
  * @index: the registry's slot, set by eri_sim_cc_register(); the number
  *	SET_CC, QUERY_QP and QUERY_DEVICE's cc_algos use
  *
@@ -200,6 +204,8 @@ struct eri_sim_cc_ops {
 	void (*on_ack)(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack);
 	void (*on_timeout)(struct eri_sim_cc *cc, u64 now_ns, u32 lost);
 	u32 (*window)(const struct eri_sim_cc *cc);
+	const char *(*mode)(const struct eri_sim_cc *cc);
+	u64 (*bw)(const struct eri_sim_cc *cc);
 	u8 index;
 };
 
@@ -235,6 +241,8 @@ u32 eri_sim_cc_quantum(const struct eri_sim_cc *cc);
 void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes);
 u64 eri_sim_cc_srtt_ns(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns);
+const char *eri_sim_cc_mode(const struct eri_sim_cc *cc);
+u64 eri_sim_cc_bw(const struct eri_sim_cc *cc);
 
 /* The built-in algorithms, for eri_sim_cc.c and the KUnit tests. */
 extern struct eri_sim_cc_ops eri_sim_cc_swift_ops;

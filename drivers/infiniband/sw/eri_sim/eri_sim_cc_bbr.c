@@ -528,6 +528,28 @@ static u32 bbr_window(const struct eri_sim_cc *cc)
 	return cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
 }
 
+static const char *bbr_mode(const struct eri_sim_cc *cc)
+{
+	switch (eri_sim_cc_bbr_c(cc)->mode) {
+	case ERI_SIM_CC_BBR_STARTUP:
+		return "startup";
+	case ERI_SIM_CC_BBR_DRAIN:
+		return "drain";
+	case ERI_SIM_CC_BBR_PROBE_BW:
+		return "probe_bw";
+	default:
+		return "probe_rtt";
+	}
+}
+
+/* max_bw in wire bytes per second; no overflow: bw * wire < 2^49. */
+static u64 bbr_bw_bytes(const struct eri_sim_cc *cc)
+{
+	return mul_u64_u64_div_u64((u64)bbr_max_bw(eri_sim_cc_bbr_c(cc)) *
+				   cc->wire, USEC_PER_SEC,
+				   BIT_ULL(ERI_SIM_CC_BW_SHIFT));
+}
+
 struct eri_sim_cc_ops eri_sim_cc_bbr_ops = {
 	.name = "bbr",
 	.flags = ERI_CC_DESC_ECN | ERI_CC_DESC_PACED,
@@ -535,4 +557,6 @@ struct eri_sim_cc_ops eri_sim_cc_bbr_ops = {
 	.on_ack = bbr_on_ack,
 	.on_timeout = bbr_on_timeout,
 	.window = bbr_window,
+	.mode = bbr_mode,
+	.bw = bbr_bw_bytes,
 };

@@ -178,6 +178,15 @@ static u32 swift_window(const struct eri_sim_cc *cc)
 	return cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
 }
 
+/* Slow start below ssthresh, else congestion avoidance, as TCP's names. */
+static const char *swift_mode(const struct eri_sim_cc *cc)
+{
+	const struct eri_sim_cc_swift *s =
+		eri_sim_cc_priv(cc, const struct eri_sim_cc_swift);
+
+	return cc->cwnd < s->ssthresh ? "ss" : "ca";
+}
+
 struct eri_sim_cc_ops eri_sim_cc_swift_ops = {
 	.name = "swift",
 	.flags = ERI_CC_DESC_PACED,
@@ -185,4 +194,5 @@ struct eri_sim_cc_ops eri_sim_cc_swift_ops = {
 	.on_ack = swift_on_ack,
 	.on_timeout = swift_on_timeout,
 	.window = swift_window,
+	.mode = swift_mode,
 };
