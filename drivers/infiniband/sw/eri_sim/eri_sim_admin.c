@@ -49,6 +49,7 @@ static void eri_sim_fill_device_attr(struct eri_aq_device_attr *attr)
 				 ERI_DEV_CAP_IMM | ERI_DEV_CAP_FAST_REG |
 				 ERI_DEV_CAP_ATOMIC | ERI_DEV_CAP_SRQ |
 				 ERI_DEV_CAP_CQ_PBL | ERI_DEV_CAP_CC_NAMES |
+				 ERI_DEV_CAP_QP_CC |
 				 (IS_ENABLED(CONFIG_IPV6) ?
 				  ERI_DEV_CAP_IPV6 : 0));
 	attr->max_ah = cpu_to_le32(ERI_SIM_MAX_AH);
@@ -238,6 +239,8 @@ static u8 eri_sim_exec(struct eri_sim_dev *sdev,
 		return eri_sim_modify_qp(sdev, &cmd->qp_attr);
 	case ERI_AQ_OP_QUERY_QP:
 		return eri_sim_query_qp(sdev, &cmd->qp_attr);
+	case ERI_AQ_OP_QUERY_QP_CC:
+		return eri_sim_query_qp_cc(sdev, &cmd->qp_attr);
 	case ERI_AQ_OP_DESTROY_QP:
 		return eri_sim_destroy_qp(sdev, &cmd->destroy_qp);
 	case ERI_AQ_OP_QUERY_STATS:

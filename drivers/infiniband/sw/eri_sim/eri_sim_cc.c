@@ -7,6 +7,7 @@
  */
 #include <linux/ctype.h>
 #include <linux/errno.h>
+#include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/lockdep.h>
 #include <linux/math64.h>
@@ -14,6 +15,8 @@
 #include <linux/mutex.h>
 #include <linux/string.h>
 #include <linux/time64.h>
+
+#include <asm/byteorder.h>
 
 #include "eri_sim_cc.h"
 
@@ -585,6 +588,43 @@ const char *eri_sim_cc_mode(const struct eri_sim_cc *cc)
 u64 eri_sim_cc_bw(const struct eri_sim_cc *cc)
 {
 	return cc->ops->bw ? cc->ops->bw(cc) : 0;
+}
+
+static u32 eri_sim_cc_us(u64 ns)
+{
+	return min_t(u64, div_u64(ns, NSEC_PER_USEC), U32_MAX);
+}
+
+/**
+ * eri_sim_cc_query() - a QP's congestion-control state for QUERY_QP_CC
+ * @cc: the state, under qp->lock
+ * @out: the device's answer, little endian; its reserved bytes zero
+ */
+void eri_sim_cc_query(const struct eri_sim_cc *cc, struct eri_qp_cc *out)
+{
+	u32 hi = 0, lo = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->algo = cc->ops->index;
+	out->cwnd = cpu_to_le32(min_t(u32, cc->cwnd, ERI_SIM_CC_MAX_WND <<
+				      ERI_SIM_CC_FP_SHIFT));
+	out->pacing_rate = cpu_to_le64(cc->pacing_rate);
+	out->bw = cpu_to_le64(eri_sim_cc_bw(cc));
+	out->srtt_us = cpu_to_le32(eri_sim_cc_us(cc->srtt_ns));
+	out->rttvar_us = cpu_to_le32(eri_sim_cc_us(cc->rttvar_ns));
+	out->min_rtt_us = cpu_to_le32(eri_sim_cc_us(cc->min_rtt_ns));
+	if (cc->ops->bounds)
+		cc->ops->bounds(cc, &hi, &lo);
+	out->inflight_hi = cpu_to_le32(hi);
+	out->inflight_lo = cpu_to_le32(lo);
+	out->rtt_samples = cpu_to_le64(cc->rtt_samples);
+	out->rtt_sum_us = cpu_to_le64(div_u64(cc->rtt_sum_ns, NSEC_PER_USEC));
+	strscpy_pad(out->mode, eri_sim_cc_mode(cc), sizeof(out->mode));
+	out->cuts = cpu_to_le32(lower_32_bits(cc->cuts));
+	out->losses = cpu_to_le32(lower_32_bits(cc->losses));
+	out->ecn_echoes = cpu_to_le32(lower_32_bits(cc->ecn_echoes));
+	out->timeouts = cpu_to_le32(lower_32_bits(cc->timeouts));
+	out->quantum = cpu_to_le32(cc->quantum);
 }
 
 /* fixed: the window the transport had before the engine, never paced. */

@@ -191,6 +191,8 @@ struct eri_sim_cc_ack {
  *	ERI_CC_NAME_MAX - 1 characters (QUERY_QP_CC, the tracepoint)
  * @bw: optional: the algorithm's bandwidth estimate, wire bytes per
  *	second; 0: none yet
+ * @bounds: optional: its bounds on packets in flight, ERI_QP_CC_NONE for
+ *	one it has not set (bbr's inflight_hi and inflight_lo)
  * @index: the registry's slot, set by eri_sim_cc_register(); the number
  *	SET_CC, QUERY_QP and QUERY_DEVICE's cc_algos use
  *
@@ -206,6 +208,7 @@ struct eri_sim_cc_ops {
 	u32 (*window)(const struct eri_sim_cc *cc);
 	const char *(*mode)(const struct eri_sim_cc *cc);
 	u64 (*bw)(const struct eri_sim_cc *cc);
+	void (*bounds)(const struct eri_sim_cc *cc, u32 *hi, u32 *lo);
 	u8 index;
 };
 
@@ -243,6 +246,7 @@ u64 eri_sim_cc_srtt_ns(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns);
 const char *eri_sim_cc_mode(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_bw(const struct eri_sim_cc *cc);
+void eri_sim_cc_query(const struct eri_sim_cc *cc, struct eri_qp_cc *out);
 
 /* The built-in algorithms, for eri_sim_cc.c and the KUnit tests. */
 extern struct eri_sim_cc_ops eri_sim_cc_swift_ops;

@@ -550,6 +550,14 @@ static u64 bbr_bw_bytes(const struct eri_sim_cc *cc)
 				   BIT_ULL(ERI_SIM_CC_BW_SHIFT));
 }
 
+static void bbr_bounds(const struct eri_sim_cc *cc, u32 *hi, u32 *lo)
+{
+	const struct eri_sim_cc_bbr *b = eri_sim_cc_bbr_c(cc);
+
+	*hi = b->inflight_hi;
+	*lo = b->inflight_lo;
+}
+
 struct eri_sim_cc_ops eri_sim_cc_bbr_ops = {
 	.name = "bbr",
 	.flags = ERI_CC_DESC_ECN | ERI_CC_DESC_PACED,
@@ -559,4 +567,5 @@ struct eri_sim_cc_ops eri_sim_cc_bbr_ops = {
 	.window = bbr_window,
 	.mode = bbr_mode,
 	.bw = bbr_bw_bytes,
+	.bounds = bbr_bounds,
 };

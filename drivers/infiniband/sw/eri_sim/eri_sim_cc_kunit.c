@@ -13,6 +13,7 @@
 #include <linux/win_minmax.h>
 
 #include "eri_sim_cc.h"
+#include "eri_sim_cc_bbr.h"
 #include "eri_sim_cc_dcqcn.h"
 #include "eri_sim_cc_swift.h"
 #include "eri_sim_rel.h"
@@ -198,6 +199,78 @@ static void eri_sim_cc_test_fixed(struct kunit *test)
 	eri_sim_cc_init(&cc, NULL, T_MTU, T_HDRS, 0, 0);
 	KUNIT_EXPECT_PTR_EQ(test, cc.ops,
 			    (const struct eri_sim_cc_ops *)&eri_sim_cc_fixed_ops);
+}
+
+/* ------------------------------------------------------------ QUERY_QP_CC */
+
+/*
+ * What QUERY_QP_CC answers: the engine's state in the ABI's units, each
+ * algorithm's mode, estimate and bounds where it has them, zero elsewhere.
+ */
+static void eri_sim_cc_test_query(struct kunit *test)
+{
+	struct eri_sim_cc_bbr *b;
+	struct eri_sim_cc cc;
+	struct eri_qp_cc q;
+	u64 now = 0;
+
+	eri_sim_cc_init(&cc, &eri_sim_cc_fixed_ops, T_MTU, T_HDRS, 0, 0);
+	t_ack_pkts(&cc, &now, T_US, 100 * T_US, 64, 64);
+	eri_sim_cc_on_ecn(&cc, now);
+	eri_sim_cc_on_loss(&cc, now);
+	eri_sim_cc_on_timeout(&cc, now, 0);
+	memset(&q, 0xa5, sizeof(q));
+	eri_sim_cc_query(&cc, &q);
+	KUNIT_EXPECT_EQ(test, q.algo, eri_sim_cc_fixed_ops.index);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.cwnd), T_FP(ERI_SIM_CC_FIXED_WND));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q.pacing_rate), 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q.bw), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.srtt_us), 100);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.min_rtt_us), 100);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q.rtt_samples), 64);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q.rtt_sum_us), 6400);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.inflight_hi), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.inflight_lo), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.quantum), ERI_SIM_CC_QUANTUM_MAX);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.ecn_echoes), 1);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.losses), 1);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.timeouts), 1);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.cuts), 0);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(q.mode, 0, sizeof(q.mode)), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(q.reserved1, 0,
+					     sizeof(q.reserved1)), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(q.reserved2, 0,
+					     sizeof(q.reserved2)), NULL);
+
+	/* bbr: no bounds and no estimate yet, then 1 packet per us. */
+	eri_sim_cc_init(&cc, &eri_sim_cc_bbr_ops, T_MTU, T_HDRS, 0, 7);
+	eri_sim_cc_query(&cc, &q);
+	KUNIT_EXPECT_EQ(test, q.algo, eri_sim_cc_bbr_ops.index);
+	KUNIT_EXPECT_STREQ(test, q.mode, "startup");
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.inflight_hi), ERI_QP_CC_NONE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.inflight_lo), ERI_QP_CC_NONE);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q.bw), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.min_rtt_us), 0);
+	KUNIT_EXPECT_GT(test, le64_to_cpu(q.pacing_rate), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.cwnd), cc.cwnd);
+	b = eri_sim_cc_bbr(&cc);
+	minmax_reset(&b->max_bw, 0, BIT(ERI_SIM_CC_BW_SHIFT));
+	b->mode = ERI_SIM_CC_BBR_PROBE_BW;
+	b->inflight_hi = 40;
+	eri_sim_cc_query(&cc, &q);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q.bw), (u64)T_WIRE * USEC_PER_SEC);
+	KUNIT_EXPECT_STREQ(test, q.mode, "probe_bw");
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.inflight_hi), 40);
+	KUNIT_EXPECT_STREQ(test, eri_sim_cc_mode(&cc), "probe_bw");
+
+	/* swift: slow start below ssthresh, then congestion avoidance. */
+	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, T_HDRS, 0, 0);
+	KUNIT_EXPECT_STREQ(test, eri_sim_cc_mode(&cc), "ss");
+	eri_sim_cc_swift(&cc)->ssthresh = cc.cwnd;
+	KUNIT_EXPECT_STREQ(test, eri_sim_cc_mode(&cc), "ca");
+	eri_sim_cc_query(&cc, &q);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(q.bw), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(q.inflight_hi), 0);
 }
 
 /* ------------------------------------------------------------- registry */
@@ -1026,6 +1099,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_min_rtt_window),
 	KUNIT_CASE(eri_sim_cc_test_large_clock),
 	KUNIT_CASE(eri_sim_cc_test_fixed),
+	KUNIT_CASE(eri_sim_cc_test_query),
 	KUNIT_CASE(eri_sim_cc_test_register),
 	KUNIT_CASE(eri_sim_cc_test_swift_growth),
 	KUNIT_CASE(eri_sim_cc_test_swift_cut),

@@ -455,6 +455,28 @@ u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 	return ERI_AQ_STS_OK;
 }
 
+/* A QP's congestion-control state: the engine's view of it, one copy. */
+u8 eri_sim_query_qp_cc(struct eri_sim_dev *sdev,
+		       const struct eri_aq_qp_attr_cmd *cmd)
+{
+	struct eri_qp_cc cc, *shared;
+	struct eri_sim_qp *qp;
+
+	shared = eri_sim_dma_ptr(sdev, le64_to_cpu(cmd->attr_addr),
+				 sizeof(cc));
+	if (!shared)
+		return ERI_AQ_STS_DMA_ERR;
+	qp = eri_sim_qp_get(sdev, le32_to_cpu(cmd->qpn));
+	if (!qp)
+		return ERI_AQ_STS_NOT_FOUND;
+	spin_lock_bh(&qp->lock);
+	eri_sim_cc_query(&qp->cc, &cc);
+	spin_unlock_bh(&qp->lock);
+	eri_sim_qp_put(qp);
+	memcpy(shared, &cc, sizeof(cc));
+	return ERI_AQ_STS_OK;
+}
+
 /*
  * Take @qp out of the table and free it once nothing uses it.  @flush:
  * complete the WQEs it took from its SRQ first (DESTROY_QP; a reset

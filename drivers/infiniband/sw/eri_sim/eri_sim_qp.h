@@ -381,6 +381,8 @@ u8 eri_sim_modify_qp(struct eri_sim_dev *sdev,
 		     const struct eri_aq_qp_attr_cmd *cmd);
 u8 eri_sim_query_qp(struct eri_sim_dev *sdev,
 		    const struct eri_aq_qp_attr_cmd *cmd);
+u8 eri_sim_query_qp_cc(struct eri_sim_dev *sdev,
+		       const struct eri_aq_qp_attr_cmd *cmd);
 u8 eri_sim_destroy_qp(struct eri_sim_dev *sdev,
 		      const struct eri_aq_destroy_qp_cmd *cmd);
 void eri_sim_qps_destroy(struct eri_sim_dev *sdev);
