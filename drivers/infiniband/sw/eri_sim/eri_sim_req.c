@@ -1160,6 +1160,9 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		ack.acked = acked;
 		ack.lost = lost;
 		eri_sim_cc_ack(&qp->cc, &ack);
+		trace_eri_sim_cc(qp->sdev->ibdev_name, qp->qpn, &qp->cc, false,
+				 eri_sim_sb_pipe(qp->sb), ack.rtt_ns, acked,
+				 lost, ack.ce);
 	}
 	/*
 	 * PSNs past a hole arrive: the path works, and the hole is being
@@ -1216,6 +1219,7 @@ static void eri_sim_req_probe_locked(struct eri_sim_qp *qp, u64 now)
 void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 {
 	u64 now = ktime_get_ns();
+	u32 lost;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
@@ -1250,8 +1254,10 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		if (qp->retries < U8_MAX)
 			qp->retries++;
 		qp->rto_win = 1;
-		eri_sim_cc_on_timeout(&qp->cc, now,
-				      eri_sim_sb_lose_all(qp->sb));
+		lost = eri_sim_sb_lose_all(qp->sb);
+		eri_sim_cc_on_timeout(&qp->cc, now, lost);
+		trace_eri_sim_cc(qp->sdev->ibdev_name, qp->qpn, &qp->cc, true,
+				 eri_sim_sb_pipe(qp->sb), 0, 0, lost, false);
 		eri_sim_req_arm_rto_locked(qp, now);
 	}
 	eri_sim_req_run_at_locked(qp, now);

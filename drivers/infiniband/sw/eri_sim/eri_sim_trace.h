@@ -6,7 +6,8 @@
  * network stack, a buffer received, a request taken by the responder, an
  * ACK sent, an ACK taken by the requester, a completion written.  With
  * their timestamps the time a message spends in each stage can be read
- * off a trace (docs/design/latency.md).
+ * off a trace (docs/design/latency.md).  One more, eri_sim_cc, shows what
+ * congestion control made of each ACK and timeout.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM eri_sim
@@ -17,6 +18,8 @@
 #include <linux/bitfield.h>
 #include <linux/eri/eri_io_defs.h>
 #include <linux/tracepoint.h>
+
+#include "eri_sim_cc.h"
 
 /* The device's name in each event: "eri0", cut to fit. */
 #define ERI_SIM_TRACE_DEV_LEN	16
@@ -158,6 +161,59 @@ TRACE_EVENT(eri_sim_cqe,
 		      __entry->dev, __entry->cqn, __entry->qpn,
 		      __entry->sq ? "sq" : "rq", __entry->opcode,
 		      __entry->status, __entry->event)
+);
+
+/*
+ * Congestion control updated a QP's state from an ACK (@timeout false:
+ * its RTT sample, PSNs it delivered and declared lost, its ECN echo) or a
+ * retransmission timeout (@lost: the PSNs it declared lost); @pipe: PSNs
+ * in flight after it.  Fired under the QP's lock, after the update.
+ */
+TRACE_EVENT(eri_sim_cc,
+	    TP_PROTO(const char *dev, u32 qpn, const struct eri_sim_cc *cc,
+		     bool timeout, u32 pipe, u64 rtt_ns, u32 acked, u32 lost,
+		     bool ce),
+	    TP_ARGS(dev, qpn, cc, timeout, pipe, rtt_ns, acked, lost, ce),
+	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
+			     __array(char, mode, ERI_CC_NAME_MAX)
+			     __field(u64, pacing_rate)
+			     __field(u64, bw)
+			     __field(u64, srtt_ns)
+			     __field(u64, min_rtt_ns)
+			     __field(u64, rtt_ns)
+			     __field(u32, qpn)
+			     __field(u32, cwnd)
+			     __field(u32, pipe)
+			     __field(u32, acked)
+			     __field(u32, lost)
+			     __field(u8, algo)
+			     __field(bool, timeout)
+			     __field(bool, ce)),
+	    TP_fast_assign(strscpy(__entry->dev, dev, ERI_SIM_TRACE_DEV_LEN);
+			   strscpy(__entry->mode, eri_sim_cc_mode(cc),
+				   ERI_CC_NAME_MAX);
+			   __entry->pacing_rate = cc->pacing_rate;
+			   __entry->bw = eri_sim_cc_bw(cc);
+			   __entry->srtt_ns = cc->srtt_ns;
+			   __entry->min_rtt_ns = cc->min_rtt_ns;
+			   __entry->rtt_ns = rtt_ns;
+			   __entry->qpn = qpn;
+			   __entry->cwnd = cc->cwnd;
+			   __entry->pipe = pipe;
+			   __entry->acked = acked;
+			   __entry->lost = lost;
+			   __entry->algo = cc->ops->index;
+			   __entry->timeout = timeout;
+			   __entry->ce = ce;),
+	    TP_printk("%s qpn=%u %s algo=%u mode=%s cwnd=%u.%03u pipe=%u pacing_rate=%llu bw=%llu srtt_ns=%llu min_rtt_ns=%llu rtt_ns=%llu acked=%u lost=%u ce=%u",
+		      __entry->dev, __entry->qpn,
+		      __entry->timeout ? "timeout" : "ack", __entry->algo,
+		      __entry->mode, __entry->cwnd >> ERI_SIM_CC_FP_SHIFT,
+		      (u32)(((u64)(__entry->cwnd & (ERI_SIM_CC_ONE - 1)) *
+			     1000) >> ERI_SIM_CC_FP_SHIFT),
+		      __entry->pipe, __entry->pacing_rate, __entry->bw,
+		      __entry->srtt_ns, __entry->min_rtt_ns, __entry->rtt_ns,
+		      __entry->acked, __entry->lost, __entry->ce)
 );
 
 #endif /* _ERI_SIM_TRACE_H */
