@@ -92,6 +92,7 @@ static inline struct eri_dev *to_eri_dev(struct ib_device *ibdev)
 extern const struct attribute_group eri_cc_attr_group;
 int eri_cc_init(struct eri_dev *edev);
 void eri_cc_name(struct eri_dev *edev, u32 algo, char *name);
+bool eri_cc_qp_ok(const struct eri_qp_cc *cc);
 
 /* eri_eq.c */
 int eri_ceqs_init(struct eri_dev *edev);

@@ -16,18 +16,42 @@
 
 #include "eri.h"
 
+static bool eri_cc_chars_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!islower(s[i]) && !isdigit(s[i]) && s[i] != '_')
+			return false;
+	return true;
+}
+
 /* A name as the device must give it: [a-z0-9_]+, NUL-terminated, in @desc. */
 static bool eri_cc_name_ok(const struct eri_cc_desc *desc)
 {
-	size_t i, len = strnlen(desc->name, sizeof(desc->name));
+	size_t len = strnlen(desc->name, sizeof(desc->name));
 
 	if (!len || len == sizeof(desc->name))
 		return false;
-	for (i = 0; i < len; i++)
-		if (!islower(desc->name[i]) && !isdigit(desc->name[i]) &&
-		    desc->name[i] != '_')
-			return false;
-	return true;
+	return eri_cc_chars_ok(desc->name, len);
+}
+
+/**
+ * eri_cc_qp_ok - whether a QUERY_QP_CC answer is well formed
+ * @cc: the answer, as the device wrote it
+ *
+ * Return: true when its algorithm is an index, its mode is [a-z0-9_]*
+ * NUL-padded and its reserved bytes are zero.
+ */
+bool eri_cc_qp_ok(const struct eri_qp_cc *cc)
+{
+	size_t len = strnlen(cc->mode, sizeof(cc->mode));
+
+	return cc->algo < ERI_CC_MAX_ALGOS && len < sizeof(cc->mode) &&
+	       eri_cc_chars_ok(cc->mode, len) &&
+	       !memchr_inv(cc->mode + len, 0, sizeof(cc->mode) - len) &&
+	       !memchr_inv(cc->reserved1, 0, sizeof(cc->reserved1)) &&
+	       !memchr_inv(cc->reserved2, 0, sizeof(cc->reserved2));
 }
 
 /*

@@ -438,6 +438,37 @@ int eri_com_query_qp(struct eri_com_dev *com, u32 qpn,
 }
 
 /**
+ * eri_com_query_qp_cc - QUERY_QP_CC: read a QP's congestion-control state
+ * @com: the device, with ERI_DEV_CAP_QP_CC
+ * @qpn: the QP
+ * @cc: where it goes, as the device wrote it: the caller validates it
+ *
+ * Sleeps.  The caller keeps @qpn alive.
+ *
+ * Return: 0 or a negative errno.
+ */
+int eri_com_query_qp_cc(struct eri_com_dev *com, u32 qpn,
+			struct eri_qp_cc *cc)
+{
+	struct eri_aq_qp_attr_cmd cmd = {
+		.hdr = eri_com_hdr(ERI_AQ_OP_QUERY_QP_CC),
+		.qpn = cpu_to_le32(qpn),
+	};
+	struct eri_com_buf buf;
+	int ret;
+
+	ret = eri_com_buf_alloc(com, &buf, sizeof(*cc));
+	if (ret)
+		return ret;
+	cmd.attr_addr = cpu_to_le64(buf.dma);
+	ret = eri_com_exec_buf(com, &cmd, sizeof(cmd), NULL, 0, &buf);
+	if (!ret)
+		memcpy(cc, buf.va, sizeof(*cc));
+	eri_com_buf_free(com, &buf);
+	return ret;
+}
+
+/**
  * eri_com_destroy_qp - DESTROY_QP: once it returns 0 the device touches
  * nothing of @qpn
  * @com: the device

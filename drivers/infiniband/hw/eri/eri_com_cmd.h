@@ -101,6 +101,8 @@ int eri_com_modify_qp(struct eri_com_dev *com, u32 qpn,
 		      const struct eri_qp_attr *attr);
 int eri_com_query_qp(struct eri_com_dev *com, u32 qpn,
 		     struct eri_qp_attr *attr);
+int eri_com_query_qp_cc(struct eri_com_dev *com, u32 qpn,
+			struct eri_qp_cc *cc);
 int eri_com_destroy_qp(struct eri_com_dev *com, u32 qpn);
 int eri_com_create_srq(struct eri_com_dev *com, u32 srqn, u32 pdn,
 		       dma_addr_t ring, dma_addr_t dbrec, u32 depth_log);

@@ -783,27 +783,71 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * The QP's congestion-control state (QUERY_QP_CC), by name.  Fields an
+ * algorithm does not have (no mode, no bounds) are left out.
+ */
+static int eri_fill_res_qp_cc(struct sk_buff *msg, const struct eri_qp_cc *cc)
+{
+	u32 hi = le32_to_cpu(cc->inflight_hi);
+	u32 lo = le32_to_cpu(cc->inflight_lo);
+
+	if (rdma_nl_put_driver_u64(msg, "pacing_rate",
+				   le64_to_cpu(cc->pacing_rate)) ||
+	    rdma_nl_put_driver_u64(msg, "bw", le64_to_cpu(cc->bw)) ||
+	    rdma_nl_put_driver_u32(msg, "min_rtt_us",
+				   le32_to_cpu(cc->min_rtt_us)) ||
+	    rdma_nl_put_driver_u32(msg, "rttvar_us",
+				   le32_to_cpu(cc->rttvar_us)) ||
+	    rdma_nl_put_driver_u64(msg, "rtt_samples",
+				   le64_to_cpu(cc->rtt_samples)) ||
+	    rdma_nl_put_driver_u64(msg, "rtt_sum_us",
+				   le64_to_cpu(cc->rtt_sum_us)) ||
+	    (cc->mode[0] &&
+	     rdma_nl_put_driver_string(msg, "cc_mode", cc->mode)) ||
+	    rdma_nl_put_driver_u32(msg, "cc_cuts", le32_to_cpu(cc->cuts)) ||
+	    rdma_nl_put_driver_u32(msg, "cc_losses", le32_to_cpu(cc->losses)) ||
+	    rdma_nl_put_driver_u32(msg, "cc_ecn_echoes",
+				   le32_to_cpu(cc->ecn_echoes)) ||
+	    rdma_nl_put_driver_u32(msg, "cc_timeouts",
+				   le32_to_cpu(cc->timeouts)) ||
+	    rdma_nl_put_driver_u32(msg, "cc_quantum",
+				   le32_to_cpu(cc->quantum)) ||
+	    ((hi || lo) &&
+	     (rdma_nl_put_driver_u32(msg, "inflight_hi", hi) ||
+	      rdma_nl_put_driver_u32(msg, "inflight_lo", lo))))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /**
  * eri_fill_res_qp_entry - the QP's counters for "rdma resource show qp -dd"
  * @msg: the netlink message
  * @ibqp: the QP, held by the core while we run
  *
- * Sleeps (QUERY_QP).
+ * Sleeps (QUERY_QP, QUERY_QP_CC).  A device without QUERY_QP_CC, or whose
+ * answer to it fails or is malformed, shows QUERY_QP's attributes only:
+ * one QP's congestion-control state is not worth the rest of the dump.
  *
- * Return: 0, -EMSGSIZE when @msg is full, or the error of the query.
+ * Return: 0, -EMSGSIZE when @msg is full, or the error of QUERY_QP.
  */
 int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct eri_dev *edev = to_eri_dev(ibqp->device);
 	struct eri_qp *qp = to_eri_qp(ibqp);
 	char cc_name[ERI_CC_NAME_MAX];
+	bool has_cc = false;
 	struct eri_qp_attr d;
 	struct nlattr *table;
+	struct eri_qp_cc cc;
 	int ret;
 
 	ret = eri_com_query_qp(&edev->com, qp->qpn, &d);
 	if (ret)
 		return ret;
+	if (edev->attr.caps & ERI_DEV_CAP_QP_CC)
+		has_cc = !eri_com_query_qp_cc(&edev->com, qp->qpn, &cc) &&
+			 eri_cc_qp_ok(&cc);
 	eri_cc_name(edev, d.cc_algo, cc_name);
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
@@ -819,6 +863,7 @@ int eri_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	    rdma_nl_put_driver_u32(msg, "cwnd", le32_to_cpu(d.cwnd)) ||
 	    rdma_nl_put_driver_u32(msg, "srtt_us", le32_to_cpu(d.srtt_us)) ||
 	    rdma_nl_put_driver_string(msg, "cc_algo", cc_name) ||
+	    (has_cc && eri_fill_res_qp_cc(msg, &cc)) ||
 	    (qp->srq && rdma_nl_put_driver_u32(msg, "srqn", qp->srq->srqn))) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;
