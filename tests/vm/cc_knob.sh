@@ -7,7 +7,10 @@
 # changes nothing, QPs take the algorithm active when they are created and
 # keep it, and each device has its own.  The names are read from the knob:
 # only the default, fixed, and the three algorithms the per-QP checks pick
-# are named here.
+# are named here.  Then, on a pair of devices, a QP running ib_write_bw
+# shows its congestion-control state (QUERY_QP_CC) in "rdma resource show
+# qp -dd", with values that fit bbr and fixed, and the eri_sim_cc
+# tracepoint shows bbr's ACKs.
 # make check runs it on 6.12 only: the knob is the device's, the same on
 # every kernel.
 # check-flavours: 6.12
@@ -139,4 +142,95 @@ check "rdma link delete eri1" rdma link delete eri1
 check "rdma link delete eri0" rdma link delete eri0
 check "rmmod eri_sim eri" sh -c "rmmod eri_sim && rmmod eri"
 ip netns del "$NS"
+
+# A running QP shows its congestion-control state (QUERY_QP_CC) by name in
+# "rdma resource show qp -dd": bbr its model, fixed its constant window.
+# The sending QP (eri0's) is read half way through an ib_write_bw; the
+# eri_sim:eri_sim_cc tracepoint is read over the bbr run.
+. "$(dirname "$0")/eri_pair.sh"
+DD_SECS=8
+pair_up eri_ccdd
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+EV=$TR/events/eri_sim/eri_sim_cc
+# dd_val FILE NAME: the value of drv_NAME of the RC QP in FILE ("" if none).
+dd_val() {
+	tr -s ' \t' '\n\n' <"$1" | awk -v k="drv_$2" '
+		$0 == "type" { getline t; rc = (t == "RC"); next }
+		rc && p { print; exit }
+		rc && $0 == k { p = 1 }'
+}
+# num_in FILE NAME LO HI: drv_NAME is a number within [LO, HI].
+num_in() {
+	local v
+	v=$(dd_val "$1" "$2")
+	[[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -ge "$3" ] && [ "$v" -le "$4" ]
+}
+# pos FILE NAME: drv_NAME is a number above 0 (a u64: no shell arithmetic).
+pos() { [[ "$(dd_val "$1" "$2")" =~ ^[1-9][0-9]*$ ]]; }
+# running_dd ALGO PORT: ALGO on both devices; eri0's QPs during a write.
+running_dd() {
+	local algo=$1 port=$2 out=/tmp/cc-dd-$1.txt
+	echo "$algo" > /sys/class/infiniband/eri0/cc_algo
+	echo "$algo" > /sys/class/infiniband/eri1/cc_algo
+	in1 timeout 60 ib_write_bw -d "$D1" -x "$G1" -s 65536 -D "$DD_SECS" -F \
+		-p "$port" > /tmp/cc-bws.out 2>&1 &
+	wait_for 30 listening "$port"
+	in0 timeout 60 ib_write_bw -d "$D0" -x "$G0" -s 65536 -D "$DD_SECS" -F \
+		-p "$port" "$B" > /tmp/cc-bwc.out 2>&1 &
+	sleep $((DD_SECS / 2 + 2))
+	in0 rdma resource show qp link "$D0/1" -dd > "$out" 2>&1
+	wait
+	sed 's/^/#   /' "$out"
+	grep -h -E '^ *65536' /tmp/cc-bwc.out | sed 's/^/#   ib_write_bw: /'
+}
+if [ -d $EV ]; then
+	echo 0 > $TR/trace
+	echo 1 > $EV/enable
+fi
+running_dd bbr 18531
+F=/tmp/cc-dd-bbr.txt
+check "bbr: the running QP shows bbr" test "$(dd_val $F cc_algo)" = bbr
+check "bbr: a mode of bbr's ($(dd_val $F cc_mode))" \
+	grep -Eqx 'startup|drain|probe_bw|probe_rtt' <<<"$(dd_val $F cc_mode)"
+check "bbr: paced ($(dd_val $F pacing_rate) B/s)" pos $F pacing_rate
+check "bbr: a bandwidth estimate ($(dd_val $F bw) B/s)" pos $F bw
+check "bbr: RTT samples ($(dd_val $F rtt_samples))" pos $F rtt_samples
+samples=$(dd_val $F rtt_samples) sum=$(dd_val $F rtt_sum_us)
+mean=$(( ${sum:-0} / ${samples:-1} + 1 ))
+check "bbr: 0 < min_rtt_us ($(dd_val $F min_rtt_us)) <= mean RTT ($mean us)" \
+	num_in $F min_rtt_us 1 $mean
+# shown FILE NAME...: each drv_NAME is there with a number.
+shown() {
+	local f=$1 k
+	shift
+	for k; do [[ "$(dd_val "$f" "$k")" =~ ^[0-9]+$ ]] || return 1; done
+}
+check "bbr: srtt_us and rttvar_us shown" shown $F srtt_us rttvar_us
+check "bbr: quantum within 2-64" num_in $F cc_quantum 2 64
+check "bbr: window of at least 4 packets" num_in $F cwnd 4 256
+check "bbr: inflight_hi shown" num_in $F inflight_hi 1 4294967295
+check "bbr: inflight_lo shown" num_in $F inflight_lo 1 4294967295
+check "bbr: cuts, losses, ECN echoes, timeouts shown" \
+	shown $F cc_cuts cc_losses cc_ecn_echoes cc_timeouts
+if [ -d $EV ]; then
+	echo 0 > $EV/enable
+	grep -m 3 eri_sim_cc: $TR/trace | sed 's/^/#   /'
+	check "the eri_sim_cc tracepoint shows bbr's ACKs" \
+		grep -Eq "eri_sim_cc: eri0 qpn=[0-9]+ ack algo=3 mode=[a-z_]+ cwnd=" $TR/trace
+	echo 0 > $TR/trace
+else
+	echo "ok - # SKIP the eri_sim_cc tracepoint: no tracefs"
+fi
+running_dd fixed 18532
+F=/tmp/cc-dd-fixed.txt
+check "fixed: the running QP shows fixed" test "$(dd_val $F cc_algo)" = fixed
+check "fixed: not paced" test "$(dd_val $F pacing_rate)" = 0
+check "fixed: no bandwidth estimate" test "$(dd_val $F bw)" = 0
+check "fixed: a window of 128" test "$(dd_val $F cwnd)" = 128
+check "fixed: quantum 64" test "$(dd_val $F cc_quantum)" = 64
+check "fixed: RTT samples ($(dd_val $F rtt_samples))" pos $F rtt_samples
+check "fixed: min_rtt_us > 0" num_in $F min_rtt_us 1 4294967295
+check "fixed: no mode, no bounds" sh -c "! grep -Eq 'drv_(cc_mode|inflight_hi|inflight_lo) ' $F"
+pair_down
 finish
