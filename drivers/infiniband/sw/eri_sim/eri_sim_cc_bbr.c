@@ -346,11 +346,21 @@ static void bbr_check_startup(struct eri_sim_cc_bbr *b,
 			      const struct eri_sim_cc_ack *ack,
 			      const struct bbr_round *r)
 {
+	const struct eri_sim_cc_rs *rs = &ack->rs;
 	bool bound = false;
 
 	if (b->mode != ERI_SIM_CC_BBR_STARTUP || !b->round_start)
 		return;
-	if (!ack->rs.app_limited) {
+	/*
+	 * The growth check skips application-limited rounds, unless the
+	 * sampled PSN left with more than FULL_PIPE_GAIN BDPs in flight: the
+	 * pipe was full then, and the bottleneck's queue, not the application,
+	 * set the rate (an application that keeps the window's worth posted
+	 * finds its send queue dry at every ACK, the window is never the limit
+	 * and every sample is application limited).
+	 */
+	if (!rs->app_limited ||
+	    rs->tx_in_flight > bbr_bdp(b, ERI_SIM_CC_BBR_FULL_PIPE_GAIN)) {
 		if ((u64)bbr_max_bw(b) << BBR_SCALE >=
 		    (u64)b->full_bw * ERI_SIM_CC_BBR_FULL_BW_GROWTH) {
 			b->full_bw = bbr_max_bw(b);

@@ -21,13 +21,14 @@
  *
  * STARTUP doubles the rate each round until FULL_BW_ROUNDS rounds in a
  * row grew the bandwidth by less than FULL_BW_GROWTH (or too much loss or
- * marking), DRAIN empties the queue it built, PROBE_BW cycles through the
- * pacing gains 1.25, 0.75 and six of 1, one phase per base RTT, and
- * PROBE_RTT drains to BDP / 2 for PROBE_RTT_NS when the base RTT was not
- * seen for MIN_RTT_WIN_NS.  Losses above LOSS_PCT of a probing flight and
- * ECN marks set bounds on what is in flight (BBRv3's inflight_hi and
- * inflight_lo); random losses below it only lower bw_lo to what the last
- * round delivered.
+ * marking; a round whose sample is application limited counts only with
+ * more than FULL_PIPE_GAIN BDPs in flight), DRAIN empties the queue it
+ * built, PROBE_BW cycles through the pacing gains 1.25, 0.75 and six of 1,
+ * one phase per base RTT, and PROBE_RTT drains to BDP / 2 for
+ * PROBE_RTT_NS when the base RTT was not seen for MIN_RTT_WIN_NS.  Losses
+ * above LOSS_PCT of a probing flight and ECN marks set bounds on what is in
+ * flight (BBRv3's inflight_hi and inflight_lo); random losses below it only
+ * lower bw_lo to what the last round delivered.
  */
 #define ERI_SIM_CC_BBR_UNIT		1024
 #define ERI_SIM_CC_BBR_STARTUP_GAIN	2837	/* 2.77 = 4 ln 2 */
@@ -42,6 +43,7 @@
 #define ERI_SIM_CC_BBR_PROBE_RTT_GAIN	512	/* cwnd BDP / 2 */
 #define ERI_SIM_CC_BBR_FULL_BW_GROWTH	1280	/* 1.25 */
 #define ERI_SIM_CC_BBR_FULL_BW_ROUNDS	3
+#define ERI_SIM_CC_BBR_FULL_PIPE_GAIN	1280	/* 1.25 BDP in flight */
 #define ERI_SIM_CC_BBR_MIN_CWND		4
 #define ERI_SIM_CC_BBR_INIT_CWND	16
 #define ERI_SIM_CC_BBR_INIT_SRTT_NS	(1000ULL * 1000)
