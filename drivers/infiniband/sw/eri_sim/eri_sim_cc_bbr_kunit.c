@@ -7,7 +7,8 @@
  * marks CE above a threshold, a base RTT, a responder that acknowledges
  * every 8 packets, at once when asked (the last packet of a quantum) or
  * when it sees a hole, with SACKs and echoed timestamps, and the
- * requester's scoreboard for losses and rate samples.  Noise, loss and
+ * requester's scoreboard for losses and rate samples; for one case, an
+ * application that keeps a few messages posted.  Noise, loss and
  * reordering come from a fixed-seed generator, so every run is the same.
  */
 #include <kunit/test.h>
@@ -61,6 +62,17 @@ struct t_path {
 	u32 data_loss;		/* per 10000 */
 	u32 ack_loss;		/* per 10000 */
 	u32 reorder_pct;	/* packets 1 ms later, in % */
+	/*
+	 * The application, when @msg_pkts is set (else there is always
+	 * something to send): messages of @msg_pkts PSNs, at most @app_depth
+	 * posted and not seen completed; it sees completions @app_batch
+	 * messages at a time (perftest's CQ moderation) and posts again.
+	 */
+	u32 msg_pkts;
+	u32 app_depth;
+	u32 app_batch;
+	u32 posted;		/* messages posted */
+	u32 reaped;		/* completions the application has seen */
 	/* The sender. */
 	struct eri_sim_cc cc;
 	struct eri_sim_sb sb;
@@ -319,6 +331,23 @@ static u32 t_window(struct t_path *p)
 	return p->rto_win ? min(win, p->rto_win) : win;
 }
 
+/*
+ * Whether the application posted @psn; it first takes in the completions
+ * it sees (every @app_batch messages) and posts up to @app_depth again.
+ */
+static bool t_app_has(struct t_path *p, u32 psn)
+{
+	u32 done;
+
+	if (!p->msg_pkts)
+		return true;
+	done = p->sb.una / p->msg_pkts;
+	while (done - p->reaped >= p->app_batch)
+		p->reaped += p->app_batch;
+	p->posted = p->reaped + p->app_depth;
+	return psn < p->posted * p->msg_pkts;
+}
+
 /* The requester sends what window and pacing allow, a quantum at a time. */
 static void t_send(struct t_path *p)
 {
@@ -335,6 +364,13 @@ static void t_send(struct t_path *p)
 				if (eri_sim_sb_span(&p->sb) >= ERI_SIM_REL_WIN)
 					break;
 				psn = p->sb.nxt;
+				if (!t_app_has(p, psn)) {
+					u32 pipe = eri_sim_sb_pipe(&p->sb);
+
+					/* As eri_sim_req.c: nothing to send. */
+					eri_sim_sb_app_limited(&p->sb, pipe);
+					break;
+				}
 			}
 			/* eri_sim_req.c asks every T_ACK_EVERY PSNs and, in a
 			 * small window, on the packet that fills it.
@@ -367,6 +403,7 @@ static void t_timeout(struct t_path *p)
 static u64 t_next_event(struct t_path *p, u64 end)
 {
 	u64 next = end;
+	u32 psn;
 	int i;
 
 	for (i = 0; i < 2; i++)
@@ -378,7 +415,8 @@ static u64 t_next_event(struct t_path *p, u64 end)
 		next = min(next, p->rto_at);
 	if (p->delack_at)
 		next = min(next, p->delack_at);
-	if (eri_sim_sb_pipe(&p->sb) < t_window(p))
+	if (eri_sim_sb_pipe(&p->sb) < t_window(p) &&
+	    (t_app_has(p, p->sb.nxt) || eri_sim_sb_next_lost(&p->sb, &psn)))
 		next = min(next, max(eri_sim_cc_next_send_ns(&p->cc),
 				     p->now + 1));
 	return next;
@@ -635,6 +673,82 @@ static void eri_sim_cc_bbr_test_reorder_delay(struct kunit *test)
 	KUNIT_EXPECT_GE(test, p->min_window, 7U);
 }
 
+struct t_startup {
+	u64 end_ns;		/* when STARTUP ended; 0: not yet */
+	u32 end_round;
+};
+
+static void t_startup_ack(struct t_path *p, void *arg)
+{
+	struct t_startup *s = arg;
+
+	if (!s->end_ns && t_bbr(p)->full_bw_reached) {
+		s->end_ns = p->now;
+		s->end_round = t_bbr(p)->round;
+	}
+}
+
+/*
+ * ib_write_bw on the unlimited veth under TCG: a path of about 170 MB/s,
+ * its BDP far below the engine's ERI_SIM_CC_MAX_WND, and an application
+ * that keeps 64 KiB messages posted (64 PSNs at MTU 1024), as many as the
+ * window holds.  The send queue runs dry whenever an ACK opens the window,
+ * so every PSN is sent application limited; yet what is in flight is
+ * several BDPs and the bottleneck's queue sets the delivery rate: STARTUP
+ * ends.  An application that keeps less than a BDP posted stays in STARTUP.
+ */
+static void eri_sim_cc_bbr_test_app_window(struct kunit *test)
+{
+	static const struct {
+		u32 msg_pkts, depth;
+		bool full;
+	} v[] = {
+		{ 64, ERI_SIM_CC_MAX_WND / 64, true },
+		{ 16, 1, false },
+	};
+	const u64 T = 200 * T_MS;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		struct t_path *p = t_path_new(test, 7 + i);
+		struct t_startup s = {};
+		u64 q_sum, q_samples, q;
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		p->rate = 170000000;
+		p->q_max = 1000;
+		p->msg_pkts = v[i].msg_pkts;
+		p->app_depth = v[i].depth;
+		p->app_batch = 1;
+		t_run(p, T / 2, t_startup_ack, &s);
+		q_sum = p->q_sum;
+		q_samples = p->q_samples;
+		t_run(p, T, t_startup_ack, &s);
+		t_report(test, p, T);
+		/* The mean queue of the second half, in 1/100 packets. */
+		q = div64_u64((p->q_sum - q_sum) * 100,
+			      max(p->q_samples - q_samples, 1ULL));
+		kunit_info(test,
+			   "case %c: %u PSNs posted, STARTUP ended in round %u at %llu us, then mean queue %llu/100",
+			   'a' + i, v[i].msg_pkts * v[i].depth, s.end_round,
+			   div64_u64(s.end_ns, T_US), q);
+		KUNIT_EXPECT_EQ(test, t_bbr(p)->full_bw_reached, v[i].full);
+		if (!v[i].full)
+			continue;
+		/* The link is kept busy... */
+		KUNIT_EXPECT_GE(test, p->sb.rate.delivered * 100,
+				t_capacity(p->rate, T) * 95);
+		/*
+		 * ...and, once STARTUP is over, paced at the bandwidth: the
+		 * mean queue is well below the window's excess over the BDP,
+		 * which STARTUP keeps queued.
+		 */
+		KUNIT_EXPECT_LT(test, 2 * q, 100ULL * (ERI_SIM_CC_MAX_WND -
+						       t_bdp(p->rate,
+							     p->base_rtt)));
+	}
+}
+
 /* Seconds on the debug kernel; 6.1's KUnit has no speed attribute. */
 #ifndef KUNIT_CASE_SLOW
 #define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
@@ -645,6 +759,7 @@ static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_congestion_step),
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_random_loss),
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_reorder_delay),
+	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_app_window),
 	{}
 };
 
