@@ -6,10 +6,12 @@
  *   eri_scale_test qps -d DEV -g GIDIDX -n N -p PORT (-s | -c HOST)
  *	one process creates N RC QPs and takes them to RTS, connected to N QPs
  *	of a peer process; QP numbers and GIDs are exchanged over TCP (PORT).
- *	The server goes first, then the client: each side's create and
- *	connect times and memory (MemAvailable before and after) are its
- *	own.  Then one SEND per QP, client to server, carrying the QP's index:
- *	every server QP must receive exactly its own.
+ *	The two sides take turns (the server creates, the client creates,
+ *	the server connects, the client connects, ..., the server destroys,
+ *	the client destroys): each side's times and memory (MemAvailable
+ *	before and after) are its own.  Before the destroys, one SEND per QP,
+ *	client to server, carrying the QP's index: every server QP must
+ *	receive exactly its own.
  *
  *   eri_scale_test cm -n N -p PORT (-s ADDR | -c ADDR)
  *	N rdma_cm connections between two processes: the client resolves,
@@ -60,15 +62,6 @@ static void diag(const char *fmt, ...)
 	va_end(ap);
 	printf("\n");
 	fflush(stdout);
-}
-
-/* CLOCK_MONOTONIC in microseconds. */
-static int64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* MemAvailable in KiB, or -1. */
@@ -174,6 +167,8 @@ struct qps_side {
 	struct ibv_qp **qp;
 	uint32_t *peer_qpn;
 	union ibv_gid gid, peer_gid;
+	int64_t t_create, t_connect;	/* us */
+	long mem_create;		/* KiB, or -1 */
 };
 
 static int create_qps(struct qps_side *s)
@@ -300,13 +295,46 @@ static void figure(const char *what, int64_t us)
 	     (long long)us / 1000, (long long)(us / (nqp ? nqp : 1)));
 }
 
+/* Take every QP of @s to RTS; the time and memory are figures. */
+static int connect_side(struct qps_side *s, const char *me)
+{
+	long mem0 = mem_available_kib(), mem1;
+	int64_t t0 = now_us();
+	int n = connect_qps(s);
+
+	s->t_connect = now_us() - t0;
+	mem1 = mem_available_kib();
+	if (!ok(n == nqp, "%s: %d QPs taken to RTS", me, nqp))
+		return -1;
+	figure(server ? "server to RTS" : "client to RTS", s->t_connect);
+	figure(server ? "server create + RTS" : "client create + RTS",
+	       s->t_create + s->t_connect);
+	if (s->mem_create >= 0 && mem0 > 0 && mem1 > 0)
+		diag("%s memory: %ld KiB for %d QPs, %ld KiB per QP (MemAvailable)",
+		     me, s->mem_create + mem0 - mem1, nqp,
+		     (s->mem_create + mem0 - mem1) / nqp);
+	return 0;
+}
+
+static void destroy_side(struct qps_side *s, const char *me)
+{
+	int64_t t0 = now_us();
+	int i;
+
+	for (i = 0; i < nqp; i++)
+		if (ibv_destroy_qp(s->qp[i]))
+			break;
+	ok(i == nqp, "%s: every QP destroyed", me);
+	figure(server ? "server destroy" : "client destroy", now_us() - t0);
+}
+
 static int run_qps(void)
 {
 	struct qps_side s = { 0 };
 	struct oob_hdr h;
 	const char *me = server ? "server" : "client";
-	int64_t t0, t_create, t_connect;
-	long mem0, mem1, mem2, mem3;
+	int64_t t0;
+	long mem0, mem1;
 	int fd, n, i;
 	char go = 1;
 
@@ -343,12 +371,13 @@ static int run_qps(void)
 	mem0 = mem_available_kib();
 	t0 = now_us();
 	n = create_qps(&s);
-	t_create = now_us() - t0;
+	s.t_create = now_us() - t0;
 	mem1 = mem_available_kib();
+	s.mem_create = mem0 > 0 && mem1 > 0 ? mem0 - mem1 : -1;
 	ok(n == nqp, "%s: %d RC QPs created", me, nqp);
 	if (n != nqp)
 		return 1;
-	figure(server ? "server create" : "client create", t_create);
+	figure(server ? "server create" : "client create", s.t_create);
 
 	h.n = nqp;
 	h.gid = s.gid;
@@ -369,47 +398,36 @@ static int run_qps(void)
 		s.peer_gid = h.gid;
 	}
 
-	mem2 = mem_available_kib();
-	t0 = now_us();
-	n = connect_qps(&s);
-	t_connect = now_us() - t0;
-	mem3 = mem_available_kib();
-	ok(n == nqp, "%s: %d QPs taken to RTS", me, nqp);
-	if (n != nqp)
+	/*
+	 * The client connects once the server has (and has its receives
+	 * posted), and destroys once the server has: no phase of one side
+	 * overlaps one of the other, so each side's times and memory are its
+	 * own.
+	 */
+	if (!server && read_all(fd, &go, 1))
+		return !ok(0, "client: the server's ready");
+	if (connect_side(&s, me))
 		return 1;
-	figure(server ? "server to RTS" : "client to RTS", t_connect);
-	figure(server ? "server create + RTS" : "client create + RTS",
-	       t_create + t_connect);
-	/* The peer works only between our two phases: the sum is ours. */
-	if (mem0 > 0 && mem1 > 0 && mem2 > 0 && mem3 > 0)
-		diag("%s memory: %ld KiB for %d QPs, %ld KiB per QP (MemAvailable)",
-		     me, mem0 - mem1 + mem2 - mem3, nqp,
-		     (mem0 - mem1 + mem2 - mem3) / nqp);
-
 	if (server) {
 		ok(post_recvs(&s) == nqp, "server: a receive on every QP");
 		if (write_all(fd, &go, 1))
 			return !ok(0, "server: ready sent");
 		ok(poll_all(&s, s.rcq, nqp, recv_ok) == nqp,
 		   "server: every QP received its own index");
+		/* The client's SENDs are acknowledged: its QPs may go. */
+		if (read_all(fd, &go, 1))
+			return !ok(0, "server: the client's SENDs done");
+		destroy_side(&s, me);
 		if (write_all(fd, &go, 1))
 			return 1;
 	} else {
-		if (read_all(fd, &go, 1))
-			return !ok(0, "client: the server's ready");
 		ok(send_all(&s) == nqp, "client: a SEND posted on every QP");
 		ok(poll_all(&s, s.scq, nqp, send_ok) == nqp,
 		   "client: every SEND completed");
-		if (read_all(fd, &go, 1))
-			return 1;
+		if (write_all(fd, &go, 1) || read_all(fd, &go, 1))
+			return !ok(0, "client: the server's QPs destroyed");
+		destroy_side(&s, me);
 	}
-
-	t0 = now_us();
-	for (i = 0; i < nqp; i++)
-		if (ibv_destroy_qp(s.qp[i]))
-			break;
-	ok(i == nqp, "%s: every QP destroyed", me);
-	figure(server ? "server destroy" : "client destroy", now_us() - t0);
 	ibv_dereg_mr(s.mr);
 	ibv_destroy_cq(s.scq);
 	ibv_destroy_cq(s.rcq);

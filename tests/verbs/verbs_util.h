@@ -21,6 +21,15 @@ static inline int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* CLOCK_MONOTONIC in microseconds. */
+static inline int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* The device named @name, opened; NULL when there is none or it fails. */
 static inline struct ibv_context *open_device_by_name(const char *name)
 {
