@@ -8,6 +8,10 @@
 # tests/vm/kverbs.sh).
 # Kbuild builds in the directory it is given, so OUTDIR is a shadow tree of
 # symbolic links to the sources: one per kernel, built side by side.
+# The sources are written for Linux 6.12; the compat layer (compat/, see
+# compat/eri-compat.sh) adapts them to older kernels: its header is
+# force-included into every file, and a file it must edit for KDIR's kernel
+# is a copy instead of a link.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 kdir=$1 out=$2
@@ -20,11 +24,34 @@ for d in drivers/infiniband/hw/eri drivers/infiniband/sw/eri_sim tests/kmod; do
 	# Drop links to files that no longer exist, link the current ones.
 	find "$out/$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
 	for f in "$top/$d"/*.[ch] "$top/$d"/Makefile; do
-		[ -e "$f" ] && ln -sfn "$f" "$out/$d/$(basename "$f")"
+		[ -e "$f" ] || continue
+		dst=$out/$d/$(basename "$f")
+		"$top/compat/eri-compat.sh" source "$kdir" "$f" > "$dst.compat"
+		if cmp -s "$f" "$dst.compat"; then
+			rm -f "$dst.compat"
+			ln -sfn "$f" "$dst"
+		elif [ ! -L "$dst" ] && cmp -s "$dst" "$dst.compat"; then
+			# Unchanged since the last build: keep its timestamp.
+			rm -f "$dst.compat"
+		else
+			rm -f "$dst"
+			mv "$dst.compat" "$dst"
+		fi
+	done
+	# Drop copies of files that no longer exist.
+	for f in "$out/$d"/*.[ch]; do
+		[ -L "$f" ] || [ ! -e "$f" ] || [ -e "$top/$d/$(basename "$f")" ] ||
+			[[ $f == *.mod.c ]] || rm -f "$f"
 	done
 done
+# The compat layer is the drivers'; the test modules are written for both
+# kernels as they are.
+cat > "$out/drivers/infiniband/Kbuild" <<KB
+subdir-ccflags-y += $("$top/compat/eri-compat.sh" cflags "$kdir")
+obj-m += hw/eri/ sw/eri_sim/
+KB
 cat > "$out/Kbuild" <<KB
-obj-m += drivers/infiniband/hw/eri/ drivers/infiniband/sw/eri_sim/ tests/kmod/
+obj-m += drivers/infiniband/ tests/kmod/
 KB
 exec make -C "$kdir" M="$out" ERI_ROOT="$top" \
 	CONFIG_INFINIBAND_ERI=m CONFIG_INFINIBAND_ERI_SIM=m "$@" modules

@@ -5,8 +5,8 @@
 #
 # Runs the kernel's checkpatch.pl (from linux-source-6.12, extracted by
 # scripts/setup.sh into $ERI_CACHE/checkpatch) with --strict --no-tree -f over
-# every .c/.h and Kconfig under drivers/ and include/ and every .rst under
-# Documentation/ (or the files given).  Fails on any ERROR, WARNING or CHECK.
+# every .c/.h and Kconfig under drivers/, include/ and compat/ and every .rst
+# under Documentation/ (or the files given).  Fails on any ERROR, WARNING or CHECK.
 # The top-level Kconfig is this repository's, not the kernel's (in a kernel
 # tree drivers/infiniband/Kconfig sources the drivers' own): not checked.
 set -euo pipefail
@@ -21,7 +21,7 @@ if [ $# -gt 0 ]; then
 	files=("$@")
 else
 	mapfile -t files < <({
-		find drivers include -type f \( -name '*.c' -o -name '*.h' -o -name Kconfig \)
+		find drivers include compat -type f \( -name '*.c' -o -name '*.h' -o -name Kconfig \)
 		find Documentation -type f -name '*.rst'
 	} 2>/dev/null | sort)
 fi

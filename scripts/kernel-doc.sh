@@ -5,7 +5,7 @@
 #
 # Runs the kernel's scripts/kernel-doc (from linux-source-6.12, extracted by
 # scripts/setup.sh into $ERI_CACHE/kernel-doc) with -Wall over every .c/.h
-# under drivers/ and include/ (or the files given): every /** comment must
+# under drivers/, include/ and compat/ (or the files given): every /** comment must
 # parse as kernel-doc and describe each parameter, member and return value.
 # Fails on any warning or error.
 set -euo pipefail
@@ -19,7 +19,7 @@ cd "$top"
 if [ $# -gt 0 ]; then
 	files=("$@")
 else
-	mapfile -t files < <(find drivers include -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+	mapfile -t files < <(find drivers include compat -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
 fi
 if [ ${#files[@]} -eq 0 ]; then
 	echo "kernel-doc.sh: no .c/.h files under drivers/ include/"

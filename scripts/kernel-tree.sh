@@ -20,6 +20,7 @@
 # and patches idempotently drivers/infiniband/Kconfig,
 # drivers/infiniband/{hw,sw}/Makefile and the toctree of
 # Documentation/infiniband/index.rst (eri.rst is a document of its own).
+# For 6.1 the drivers' files go through the compat layer (compat/) first.
 set -euo pipefail
 
 ERI_CACHE=${ERI_CACHE:-/var/cache/eri}
@@ -28,7 +29,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "kernel-tree.sh: $*" >&2; exit 1; }
 log() { echo "kernel-tree.sh: $*" >&2; }
 
-[ $# -eq 1 ] || { sed -n '3,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '3,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 VERSION=$1
 case $VERSION in
 6.12|6.1) ;;
@@ -74,6 +75,26 @@ if [ "$(cat "$SRC/.eri-pkgversion" 2>/dev/null || true)" != "$PKGVER" ]; then
 fi
 
 # --- 2. ERI sources, copied only where changed ---------------------------------
+# They are written for 6.12.  Older kernels get them through the compat layer
+# (compat/eri-compat.sh), as an out-of-tree build does: the drivers' files
+# as it edits them, and its flags added to their Makefiles.
+COMPAT=
+[ "$VERSION" = 6.12 ] || COMPAT=$("$REPO/compat/eri-compat.sh" cflags "$SRC")
+COMPAT_TMP=$(mktemp)
+trap 'rm -f "$COMPAT_TMP"' EXIT
+# sync_src SRC DST: sync_file of SRC as the compat layer has it, if any.
+sync_src() {
+	case ${COMPAT:+$2} in
+	*/drivers/infiniband/*/Makefile)
+		{ cat "$1"; echo; echo "ccflags-y += $COMPAT"; } > "$COMPAT_TMP" ;;
+	*/drivers/infiniband/*.[ch])
+		"$REPO/compat/eri-compat.sh" source "$SRC" "$1" > "$COMPAT_TMP" ;;
+	*)
+		sync_file "$1" "$2"
+		return ;;
+	esac
+	sync_file "$COMPAT_TMP" "$2"
+}
 # sync_file SRC DST: copy when the content differs (mtime of untouched files kept).
 CHANGED=0
 sync_file() {
@@ -94,7 +115,7 @@ sync_dir() {
 		case ${f##*/} in
 		*.o|*.ko|*.mod|*.mod.c|.*.cmd|*.a|modules.order|Module.symvers|*.dwo|.*.d) continue ;;
 		esac
-		sync_file "$s/$f" "$d/$f"
+		sync_src "$s/$f" "$d/$f"
 	done < <(cd "$s" && find . -type f -printf '%P\0')
 	while IFS= read -r -d '' f; do
 		if [ ! -e "$s/$f" ]; then

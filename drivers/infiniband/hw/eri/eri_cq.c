@@ -386,20 +386,12 @@ err_free_cqn:
  *
  * Return: 0 or a negative errno.
  */
-#ifdef ERI_CREATE_CQ_ATTRS
 int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct uverbs_attr_bundle *attrs)
 {
 	return eri_create_cq_udata(ibcq, attr,
 				   attrs ? &attrs->driver_udata : NULL);
 }
-#else
-int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata)
-{
-	return eri_create_cq_udata(ibcq, attr, udata);
-}
-#endif
 
 static void eri_cq_put(struct eri_cq *cq)
 {

@@ -35,22 +35,6 @@ static void eri_dealloc_driver(struct ib_device *ibdev)
 	xa_destroy(&edev->cq_xa);
 }
 
-#ifdef ERI_GET_NETDEV
-/*
- * The netdev of the port, held.  Drivers give it to the core with
- * ib_device_set_netdev(); on kernels whose ULPs cannot ask the core for it
- * (net/smc looks for the RDMA device of a connection's netdev through this
- * op alone), the driver answers too, with the same netdev.
- */
-static struct net_device *eri_get_netdev(struct ib_device *ibdev, u32 port)
-{
-	struct net_device *ndev = to_eri_dev(ibdev)->bdev->netdev;
-
-	dev_hold(ndev);
-	return ndev;
-}
-#endif
-
 static const struct ib_device_ops eri_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_ERI,
@@ -77,16 +61,11 @@ static const struct ib_device_ops eri_dev_ops = {
 	.disassociate_ucontext = eri_disassociate_ucontext,
 	.device_group = &eri_cc_attr_group,
 	.fill_res_qp_entry = eri_fill_res_qp_entry,
-#ifdef ERI_FILL_RES_SRQ
 	.fill_res_srq_entry = eri_fill_res_srq_entry,
-#endif
 	.get_dev_fw_str = eri_get_dev_fw_str,
 	.get_dma_mr = eri_get_dma_mr,
 	.get_hw_stats = eri_get_hw_stats,
 	.get_link_layer = eri_get_link_layer,
-#ifdef ERI_GET_NETDEV
-	.get_netdev = eri_get_netdev,
-#endif
 	.get_port_immutable = eri_get_port_immutable,
 	.map_mr_sg = eri_map_mr_sg,
 	.mmap = eri_mmap,

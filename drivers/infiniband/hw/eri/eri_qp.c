@@ -512,22 +512,15 @@ static enum ib_qp_state eri_qp_state_from_dev(u8 state)
 	}
 }
 
-/*
- * The FLUSH rights of the uverbs ABI (IB_UVERBS_ACCESS_FLUSH_GLOBAL and
- * _PERSISTENT, bits 8 and 9): kernels name them from 6.2 on, and rdma-core
- * sends them to older kernels too.
- */
-#define ERI_QP_ACCESS_FLUSH	GENMASK(9, 8)
-
 static int eri_qp_access_to_dev(struct eri_dev *edev, int access, u8 *out)
 {
 	/*
 	 * Rights of operations ERI does not carry (FLUSH) and flags that are
 	 * memory regions' rather than the QP's grant nothing here: accepted
 	 * and dropped below, so that applications asking for them
-	 * (rdma-core's tests do) work.  Bits no kernel defines are refused.
+	 * (rdma-core's tests do) work.  Bits the kernel does not define are refused.
 	 */
-	if (access & ~(IB_ACCESS_SUPPORTED | ERI_QP_ACCESS_FLUSH))
+	if (access & ~IB_ACCESS_SUPPORTED)
 		return -EINVAL;
 	/*
 	 * Without atomics no peer can send an atomic request: the right is

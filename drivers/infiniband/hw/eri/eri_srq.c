@@ -268,7 +268,6 @@ int eri_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
-#ifdef ERI_FILL_RES_SRQ
 /**
  * eri_fill_res_srq_entry - the SRQ's state for "rdma resource show srq -dd"
  * @msg: the netlink message
@@ -307,7 +306,6 @@ int eri_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq)
 	nla_nest_end(msg, table);
 	return 0;
 }
-#endif
 
 /**
  * eri_srq_async_event - deliver an async event of an SRQ

@@ -309,16 +309,6 @@ int eri_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static void eri_vma_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
-			      vm_flags_t clear)
-{
-#ifdef ERI_VM_FLAGS_CLEAR
-	vm_flags_mod(vma, set, clear);
-#else
-	vma->vm_flags = (vma->vm_flags | set) & ~clear;
-#endif
-}
-
 int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
@@ -353,8 +343,7 @@ int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	 * disassociation_lock under the mmap locks (rdma_umap_open()), the
 	 * reverse of the order in which removing the device takes them.
 	 */
-	eri_vma_flags_mod(vma, VM_DONTCOPY,
-			  entry->read_only ? VM_MAYWRITE : 0);
+	vm_flags_mod(vma, VM_DONTCOPY, entry->read_only ? VM_MAYWRITE : 0);
 	ret = rdma_user_mmap_io(ibucontext, vma,
 				PHYS_PFN(virt_to_phys(entry->buf.va)),
 				entry->buf.size, vma->vm_page_prot, rdma_entry);

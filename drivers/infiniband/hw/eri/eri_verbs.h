@@ -297,13 +297,8 @@ int eri_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 /* eri_cq.c */
 u32 eri_cq_max_depth_log(const struct eri_dev *edev);
-#ifdef ERI_CREATE_CQ_ATTRS
 int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct uverbs_attr_bundle *attrs);
-#else
-int eri_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata);
-#endif
 int eri_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int eri_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int eri_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
@@ -344,9 +339,7 @@ int eri_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 void eri_srq_async_event(struct eri_dev *edev, u32 srqn,
 			 enum ib_event_type type);
 bool eri_srq_retire_locked(struct eri_srq *srq, u32 tag, u64 *wr_id);
-#ifdef ERI_FILL_RES_SRQ
 int eri_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
-#endif
 
 /* eri_ud.c */
 int eri_gid_pair_check(struct eri_dev *edev, const union ib_gid *sgid,

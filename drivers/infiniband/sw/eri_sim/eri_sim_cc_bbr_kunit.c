@@ -749,11 +749,7 @@ static void eri_sim_cc_bbr_test_app_window(struct kunit *test)
 	}
 }
 
-/* Seconds on the debug kernel; 6.1's KUnit has no speed attribute. */
-#ifndef KUNIT_CASE_SLOW
-#define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
-#endif
-
+/* Seconds each on a kernel built with KASAN and lockdep. */
 static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_noisy_rtt),
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_congestion_step),
