@@ -293,6 +293,7 @@ void eri_com_declare_dead(struct eri_com_dev *com)
 		"device stopped answering admin commands: declared dead\n");
 	if (eri_com_reset(com))
 		dev_err(&com->bdev->adev.dev, "dead device did not reset\n");
+	complete_all(&com->reset_done);
 	mutex_unlock(&com->dead_lock);
 
 	if (com->fatal_handler)
@@ -312,9 +313,8 @@ bool eri_com_gone(struct eri_com_dev *com)
 {
 	if (!eri_com_is_dead(com))
 		return false;
-	/* Its declarer holds the lock until the reset is done. */
-	mutex_lock(&com->dead_lock);
-	mutex_unlock(&com->dead_lock);
+	/* Its declarer completes it after the reset, which it has begun. */
+	wait_for_completion(&com->reset_done);
 	return true;
 }
 
@@ -494,6 +494,7 @@ int eri_com_init(struct eri_com_dev *com, struct eri_bus_dev *bdev,
 	com->priv = priv;
 	spin_lock_init(&com->aq.lock);
 	mutex_init(&com->dead_lock);
+	init_completion(&com->reset_done);
 	INIT_WORK(&com->aeq.work, eri_com_aeq_work);
 
 	version = eri_com_read32(com, ERI_REG_VERSION);

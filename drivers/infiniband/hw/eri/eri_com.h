@@ -64,6 +64,7 @@ struct eri_com_aq_slot {
  * @dead: the device stopped answering and was reset; set under @dead_lock
  *	and @aq.lock, never cleared
  * @dead_lock: held while the device is declared dead and reset
+ * @reset_done: completed, for good, once the dead device has been reset
  * @aeq: the async event queue, consumed only by @aeq.work
  * @aeq_enabled: the interrupt handler may schedule @aeq.work
  * @event_handler: called for each async event from @aeq.work
@@ -94,6 +95,7 @@ struct eri_com_dev {
 	} aq;
 	bool dead;
 	struct mutex dead_lock;	/* serializes declaring the device dead */
+	struct completion reset_done;
 
 	struct {
 		struct eri_com_buf ring;
