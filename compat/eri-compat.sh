@@ -3,6 +3,9 @@
 #
 # eri-compat.sh cflags KDIR        the compiler flags of ERI's compat layer
 # eri-compat.sh source KDIR FILE   FILE as it is compiled against KDIR
+# eri-compat.sh driver-id FILE     add RDMA_DRIVER_ERI to the enum
+#                                  rdma_driver_id of FILE, a copy of
+#                                  ib_user_ioctl_verbs.h (idempotent)
 #
 # ERI's kernel sources are written for Linux 6.12 alone, as the upstream
 # series carries them.  Out-of-tree builds for older kernels (Debian's 6.1)
@@ -23,9 +26,34 @@ set -euo pipefail
 
 compat=$(cd "$(dirname "$0")" && pwd)
 
-usage() { sed -n '3,5s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '3,8s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 mode=$1 kdir=$2
+
+# ERI's entry of enum rdma_driver_id, the driver id ib_core reports and
+# rdma-core matches liberi by.  The upstream series adds RDMA_DRIVER_ERI as
+# the next entry of the enum; out of tree it is 64, far above the densely
+# allocated entries (Linux 6.12 ends at 20), so that it cannot collide with
+# a driver merged meanwhile.  The same value is in eri_compat.h.  The entry
+# is skipped where an older eri-abi.h defined RDMA_DRIVER_ERI itself.
+if [ "$mode" = driver-id ]; then
+	f=$kdir
+	grep -q RDMA_DRIVER_ERI "$f" && exit 0
+	awk '
+		/^enum rdma_driver_id \{/ { in_enum = 1 }
+		in_enum && /^\};/ {
+			print "#ifndef RDMA_DRIVER_ERI"
+			print "\tRDMA_DRIVER_ERI = 64,\t/* out of tree: see ERI'"'"'s compat/ */"
+			print "#endif"
+			in_enum = 0
+			done = 1
+		}
+		{ print }
+		END { if (!done) exit 1 }
+	' "$f" > "$f.eri-tmp" || { rm -f "$f.eri-tmp"; echo "eri-compat.sh: no enum rdma_driver_id in $f" >&2; exit 1; }
+	mv "$f.eri-tmp" "$f"
+	exit 0
+fi
 
 # The kernel's source tree: KDIR itself, or what its Makefile includes (a
 # Debian headers package or an O= build directory).
@@ -53,6 +81,8 @@ cflags)
 	has ib_device_get_netdev rdma/ib_verbs.h || flags+=(-DERI_COMPAT_GET_NETDEV)
 	# Linux 6.3 writes a VMA's flags through vm_flags_mod() and friends.
 	has 'void vm_flags_mod' linux/mm.h || flags+=(-DERI_COMPAT_NO_VM_FLAGS_MOD)
+	# The kernel's enum rdma_driver_id has no entry for ERI yet.
+	has RDMA_DRIVER_ERI uapi/rdma/ib_user_ioctl_verbs.h || flags+=(-DERI_COMPAT_NO_DRIVER_ID)
 	# Linux 6.6 marks slow KUnit cases.
 	has KUNIT_CASE_SLOW kunit/test.h || flags+=(-DERI_COMPAT_NO_KUNIT_CASE_SLOW)
 	echo "${flags[*]}"

@@ -13,6 +13,17 @@
 #ifndef ERI_COMPAT_H
 #define ERI_COMPAT_H
 
+#ifdef ERI_COMPAT_NO_DRIVER_ID
+/*
+ * The upstream series adds RDMA_DRIVER_ERI to enum rdma_driver_id
+ * (include/uapi/rdma/ib_user_ioctl_verbs.h) as its next entry; rdma-core
+ * takes the enum from there.  Out of tree it is 64, far above the entries
+ * allocated so far, as in rdma-core's copy of the enum that
+ * scripts/rdma-core.sh patches (compat/eri-compat.sh driver-id).
+ */
+#define RDMA_DRIVER_ERI 64
+#endif
+
 #ifdef ERI_COMPAT_NO_KUNIT_CASE_SLOW
 /* Linux 6.6: slow cases are marked so; older KUnit runs them all alike. */
 #define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)

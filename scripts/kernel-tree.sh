@@ -17,7 +17,8 @@
 #   include/linux/eri/          include/uapi/rdma/eri-abi.h
 #   Documentation/infiniband/eri.rst
 #   Documentation/ABI/testing/sysfs-class-infiniband-eri
-# and patches idempotently drivers/infiniband/Kconfig,
+# and patches idempotently include/uapi/rdma/ib_user_ioctl_verbs.h (the
+# driver id), drivers/infiniband/Kconfig,
 # drivers/infiniband/{hw,sw}/Makefile and the toctree of
 # Documentation/infiniband/index.rst (eri.rst is a document of its own).
 # For 6.1 the drivers' files go through the compat layer (compat/) first.
@@ -29,7 +30,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "kernel-tree.sh: $*" >&2; exit 1; }
 log() { echo "kernel-tree.sh: $*" >&2; }
 
-[ $# -eq 1 ] || { sed -n '3,20s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '3,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 VERSION=$1
 case $VERSION in
 6.12|6.1) ;;
@@ -78,6 +79,13 @@ fi
 # They are written for 6.12.  Older kernels get them through the compat layer
 # (compat/eri-compat.sh), as an out-of-tree build does: the drivers' files
 # as it edits them, and its flags added to their Makefiles.
+# The driver id is an entry of the kernel's enum rdma_driver_id, as the
+# series adds it (with the value liberi matches out of tree).
+UAPI_VERBS=$SRC/include/uapi/rdma/ib_user_ioctl_verbs.h
+if ! grep -q RDMA_DRIVER_ERI "$UAPI_VERBS"; then
+	"$REPO/compat/eri-compat.sh" driver-id "$UAPI_VERBS"
+	log "added RDMA_DRIVER_ERI to $UAPI_VERBS"
+fi
 COMPAT=
 [ "$VERSION" = 6.12 ] || COMPAT=$("$REPO/compat/eri-compat.sh" cflags "$SRC")
 COMPAT_TMP=$(mktemp)

@@ -66,6 +66,14 @@ while IFS= read -r -d '' f; do
 	}
 done < <(find "$src/providers/eri" -type f -print0)
 sync_file "$top/include/uapi/rdma/eri-abi.h" "$src/kernel-headers/rdma/eri-abi.h"
+# liberi's driver id, RDMA_DRIVER_ERI, is an entry of enum rdma_driver_id in
+# rdma-core's copy of the kernel's ib_user_ioctl_verbs.h, as the kernel series
+# adds it; out of tree with the value compat/eri-compat.sh gives it.
+uv=$src/kernel-headers/rdma/ib_user_ioctl_verbs.h
+if ! grep -q RDMA_DRIVER_ERI "$uv"; then
+	log "adding RDMA_DRIVER_ERI to ${uv#"$src"/}"
+	"$top/compat/eri-compat.sh" driver-id "$uv"
+fi
 
 # add_subdirectory(providers/eri) right before the first provider, in the
 # same (sorted) block.

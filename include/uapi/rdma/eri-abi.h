@@ -11,15 +11,6 @@
 
 #include <linux/types.h>
 
-/*
- * Driver id reported through RDMA_NLDEV_ATTR_UVERBS_DRIVER_ID, which is what
- * rdma-core matches its provider against.  It lies far above the densely
- * allocated enum rdma_driver_id (Linux 6.12 ends near 20) so it cannot
- * collide with a driver merged upstream before ERI; the upstream submission
- * replaces it with the next entry of that enum.
- */
-#define RDMA_DRIVER_ERI 64
-
 /* Bumped on an incompatible change of anything below. */
 #define ERI_UVERBS_ABI_VERSION 1
 
