@@ -154,6 +154,13 @@ int eri_get_port_immutable(struct ib_device *ibdev, u32 port,
 		return ret;
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
+	/*
+	 * ERI's packets are not RoCE's, but its addressing is: with this cap
+	 * ib_core keeps the GID table from the netdev's IP addresses
+	 * (roce_gid_mgmt), ib_mad opens QP1 for ib_cm and rdma_cm resolves IP
+	 * addresses to RoCEv2 GIDs.  iWARP's cap would hand connections to
+	 * iw_cm, which ERI does not implement.
+	 */
 	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
