@@ -520,7 +520,7 @@ static void bbr_on_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 /*
  * The transport's own post-timeout window already restarts the flight from
  * one packet, so the window stays; the model is kept through one timeout (a
- * stalled guest) and forgotten at the second without a delivery between.
+ * host that stalled) and forgotten at the second without a delivery between.
  */
 static void bbr_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 {

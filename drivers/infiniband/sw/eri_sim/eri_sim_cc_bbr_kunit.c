@@ -102,7 +102,7 @@ struct t_path {
 
 enum t_noise {
 	T_NOISE_NONE,
-	T_NOISE_TCG,	/* 60% nothing, 30% uniform 0-2 ms, 10% 5 ms */
+	T_NOISE_STALLS,	/* 60% nothing, 30% uniform 0-2 ms, 10% 5 ms */
 };
 
 static struct eri_sim_cc_bbr *t_bbr(struct t_path *p)
@@ -219,7 +219,7 @@ static u64 t_noise(struct t_path *p)
 {
 	u32 r;
 
-	if (p->noise != T_NOISE_TCG)
+	if (p->noise != T_NOISE_STALLS)
 		return 0;
 	r = t_rand(p, 100);
 	if (r < 60)
@@ -481,8 +481,9 @@ static void t_report(struct kunit *test, struct t_path *p, u64 ns)
 }
 
 /*
- * RTT samples with TCG's noise: the window never starves, the link stays
- * busy, the queue short.
+ * RTT samples of a host whose CPUs stall for milliseconds (an emulated or
+ * overcommitted one): the window never starves, the link stays busy, the
+ * queue short.
  */
 static void eri_sim_cc_bbr_test_noisy_rtt(struct kunit *test)
 {
@@ -491,7 +492,7 @@ static void eri_sim_cc_bbr_test_noisy_rtt(struct kunit *test)
 	u32 quantum = ERI_SIM_CC_QUANTUM_MIN;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	p->noise = T_NOISE_TCG;
+	p->noise = T_NOISE_STALLS;
 	t_run(p, T, NULL, NULL);
 	t_report(test, p, T);
 	KUNIT_EXPECT_GE(test, p->min_window, ERI_SIM_CC_BBR_MIN_CWND);
@@ -689,13 +690,13 @@ static void t_startup_ack(struct t_path *p, void *arg)
 }
 
 /*
- * ib_write_bw on the unlimited veth under TCG: a path of about 170 MB/s,
- * its BDP far below the engine's ERI_SIM_CC_MAX_WND, and an application
- * that keeps 64 KiB messages posted (64 PSNs at MTU 1024), as many as the
- * window holds.  The send queue runs dry whenever an ACK opens the window,
- * so every PSN is sent application limited; yet what is in flight is
- * several BDPs and the bottleneck's queue sets the delivery rate: STARTUP
- * ends.  An application that keeps less than a BDP posted stays in STARTUP.
+ * A bulk writer on a path of about 170 MB/s, its BDP far below the
+ * engine's ERI_SIM_CC_MAX_WND, and an application that keeps 64 KiB
+ * messages posted (64 PSNs at MTU 1024), as many as the window holds.
+ * The send queue runs dry whenever an ACK opens the window, so every PSN
+ * is sent application limited; yet what is in flight is several BDPs and
+ * the bottleneck's queue sets the delivery rate: STARTUP ends.  An
+ * application that keeps less than a BDP posted stays in STARTUP.
  */
 static void eri_sim_cc_bbr_test_app_window(struct kunit *test)
 {

@@ -189,7 +189,7 @@ static void eri_sim_gso_test_build_zc(struct kunit *test)
 	t_wqe(&w, 100, n * 1024 + 600);
 	spin_lock_bh(&t->qp->lock);
 	KUNIT_ASSERT_EQ(test, t_add(t, &w, 0, 0, 1024), 0);
-	/* No route here: let the super-packet take what a veth takes. */
+	/* The test's QP has no route: give it a veth's segment limit. */
 	t->qp->txb.max_segs = 59;
 	for (i = 1; i < n; i++)
 		KUNIT_ASSERT_EQ(test, t_add(t, &w, i, i * 1024, 1024), 0);

@@ -40,8 +40,8 @@
  */
 #define ERI_SIM_ACK_EVERY	8
 /*
- * Lower bound of the retransmission timeout: RTT samples under a loaded
- * host (or QEMU) jump by milliseconds; probes and SACK find most losses
+ * Lower bound of the retransmission timeout: RTT samples on a loaded or
+ * emulated host jump by milliseconds; probes and SACK find most losses
  * long before it.
  */
 #define ERI_SIM_MIN_RTO_NS	(5 * NSEC_PER_MSEC)
