@@ -20,7 +20,8 @@
 # and patches idempotently include/uapi/rdma/ib_user_ioctl_verbs.h (the
 # driver id), drivers/infiniband/Kconfig,
 # drivers/infiniband/{hw,sw}/Makefile and the toctree of
-# Documentation/infiniband/index.rst (eri.rst is a document of its own).
+# Documentation/infiniband/index.rst (eri.rst is a document of its own; see
+# Documentation/infiniband/index.rst.eri).
 # For 6.1 the drivers' files go through the compat layer (compat/) first.
 set -euo pipefail
 
@@ -30,7 +31,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "kernel-tree.sh: $*" >&2; exit 1; }
 log() { echo "kernel-tree.sh: $*" >&2; }
 
-[ $# -eq 1 ] || { sed -n '3,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '3,25s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 VERSION=$1
 case $VERSION in
 6.12|6.1) ;;
