@@ -10,6 +10,12 @@
 #   make kunit           run the KUnit suites (kunit.py, Debian's 6.12 source;
 #                        KUNIT_VERSIONS="6.12 6.1 debug" picks where)
 #   make bench           ERI vs rdma_rxe, siw and TCP in one VM (QUICK=1: under ten minutes)
+#   make install         the modules into /lib/modules/<release>/updates/eri and
+#                        depmod, rdma-core 56.1 with liberi as Debian packages
+#                        (replacing Debian 12's 44) and eri-utils (DESTDIR:
+#                        unpacked there instead); make uninstall undoes it
+#   make deb             eri-dkms, eri-utils, eri-modules-<release> and
+#                        rdma-core 56.1-1+eri1 with liberi, into build/deb/
 #
 # Slow artefacts (kernel images, rdma-core) live in $(ERI_CACHE).
 
@@ -25,7 +31,7 @@ KVER := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
 endif
 BUILD := build/$(KVER)
 
-.PHONY: all modules setup rdma-core check demo clean kunit bench
+.PHONY: all modules setup rdma-core check demo clean kunit bench install uninstall deb
 
 all: modules
 
@@ -49,6 +55,15 @@ kunit:
 
 bench: setup modules
 	scripts/bench.sh $(if $(filter 1 y yes true,$(QUICK)),--quick) --kernel $(KFLAVOUR) $(BENCH_ARGS)
+
+install: modules
+	scripts/install.sh install $(KVER) $(BUILD)
+
+uninstall:
+	scripts/install.sh uninstall $(KVER) $(BUILD)
+
+deb: modules
+	scripts/deb.sh --modules $(KVER)=$(BUILD) build/deb
 
 clean:
 	rm -rf build
