@@ -12,6 +12,9 @@
 #   ERI_CHECK_FLAVOURS  kernel flavours to build for (default "6.1 6.1-cloud 6.12")
 #   ERI_VM_FLAVOURS     flavours to run tests/vm/*.sh on (default "6.1 6.12 6.1-cloud")
 #   ERI_VM_TIMEOUT      per-test VM timeout in seconds (default 600)
+#   ERI_INSTALL_MODE    "dkms": tests/vm/install.sh installs eri-dkms and
+#                       builds in the guest (7-8 minutes a kernel) instead
+#                       of eri-modules-<release>
 #   ERI_VM_TESTS        space-separated test scripts (default: the executable
 #                       tests/vm/*.sh; non-executable ones like lib.sh are helpers)
 #
@@ -20,6 +23,9 @@
 #                             long test of the device's own transport, which
 #                             does not differ between kernels)
 #   "# check-timeout: 900"    its VM timeout, when it needs more than the default
+#   "# check-packages: yes"   ERI's Debian packages (the deb step) as
+#                             ERI_DEBS, and no --modules, --rdma-core or
+#                             perftest (tests/vm/install.sh)
 #   ERI_DEBUG_TESTS     scripts run on the debug kernel, SCRIPT[:ARG...] each
 #                       (default: the tests/vm scripts named in DEBUG_VM_TESTS
 #                       below and the executable tests/vm-debug/*.sh except
@@ -202,6 +208,37 @@ else
 	skip liberi-datapath "rdma-core did not build"
 fi
 
+# The Debian packages (scripts/deb.sh: rdma-core 56.1-1+eri1 with liberi,
+# cached by its inputs; eri-dkms, eri-utils, eri-modules-<release> for each
+# kernel built above), for the VM tests whose header says
+# "# check-packages: yes" (tests/vm/install.sh): they get ERI_DEBS instead of
+# --modules and --rdma-core.  --test-extras: Debian 12's dkms and rdma-core
+# packages, cached, for the guest.
+debs_ok=0
+debs() {
+	local fl margs=()
+	for fl in $FLAVOURS; do
+		[ -n "${ver_of[$fl]:-}" ] && [ -f "build/${ver_of[$fl]}/drivers/infiniband/sw/eri_sim/eri_sim.ko" ] &&
+			margs+=(--modules "${ver_of[$fl]}=build/${ver_of[$fl]}")
+	done
+	scripts/deb.sh --test-extras "${margs[@]}" build/deb
+}
+if [ "$setup_ok" = 1 ]; then
+	run_step deb - debs && debs_ok=1
+else
+	skip deb "setup failed"
+fi
+# eri-dkms's sources built as dkms builds them (its dkms.conf's MAKE in
+# dkms's tree layout), on the host for one kernel: a DKMS build in a TCG
+# guest takes 7 minutes (ERI_INSTALL_MODE=dkms makes tests/vm/install.sh
+# do one on every kernel).
+if [ "$debs_ok" = 1 ] && [ -n "${ver_of[6.12]:-}" ]; then
+	run_step dkms-build-6.12 no_warnings scripts/dkms-build.sh \
+		"$(compgen -G 'build/deb/eri-dkms_*.deb' | head -n1)" "${ver_of[6.12]}" || true
+else
+	skip dkms-build-6.12 "no packages or no 6.12 kernel"
+fi
+
 if [ -n "${ERI_VM_TESTS:-}" ]; then
 	read -r -a tests <<<"$ERI_VM_TESTS"
 else
@@ -227,6 +264,15 @@ for fl in $VM_FLAVOURS; do
 		fi
 		tmo=$(test_meta timeout "$t")
 		args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
+		if [ "$(test_meta packages "$t")" = yes ]; then
+			if [ "$debs_ok" = 0 ]; then
+				skip "$name" "the packages did not build"
+				continue
+			fi
+			[ -n "${ERI_INSTALL_MODE:-}" ] && args+=(--env "ERI_INSTALL_MODE=$ERI_INSTALL_MODE")
+			run_step "$name" - scripts/vm-run "${args[@]}" --env "ERI_DEBS=$top/build/deb" "$t" || true
+			continue
+		fi
 		[ -d "build/$ver" ] && args+=(--modules "build/$ver")
 		[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
 		run_step "$name" - scripts/vm-run "${args[@]}" "${perftest_env[@]}" "$t" || true
