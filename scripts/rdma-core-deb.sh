@@ -103,7 +103,7 @@ jobs=${ERI_RDMA_CORE_DEB_JOBS:-$(nproc)}
 log "building $ourver in $src ($jobs jobs; several minutes when cold)"
 (
 	cd "$src"
-	export DEB_BUILD_OPTIONS="nocheck nodoc parallel=$jobs"
+	export DEB_BUILD_OPTIONS="nocheck nodoc noddebs parallel=$jobs"
 	export DEB_BUILD_PROFILES="nocheck nodoc"
 	export EXTRA_CMAKE_FLAGS=-DNO_PYVERBS=1
 	dpkg-buildpackage -b -uc -us -j"$jobs" > "$build/build.log" 2>&1 || {

@@ -17,6 +17,8 @@ Debian 12 with liberi (scripts/rdma-core-deb.sh), as a backport would:
   and /usr/lib across an upgrade can vanish on merged-/usr systems;
 - python3-pyverbs is not built (cython makes it the slowest part of the
   build, and nothing of ERI's needs it installed);
+- ibverbs-providers' postrm deletes /etc/libibverbs.d/eri.driver when a
+  version without liberi replaces it;
 - a changelog entry at VERSION (the text of CHANGELOG_ENTRY, with
   @VERSION@ replaced) on top.
 """
@@ -84,6 +86,24 @@ for f in sorted(os.listdir(d)):
         new = re.sub(r"(^|\s|/)usr/lib/(systemd|udev)/", r"\1lib/\2/", text, flags=re.M)
         if new != text:
             wr(f, new)
+
+# liberi's driver file is a conffile (all of /etc is): going back to a
+# version without liberi (Debian 12's 44.0-2) would keep it as an obsolete
+# conffile, and that libibverbs would warn in every program that it cannot
+# load liberi.  The old package's postrm runs at that downgrade.
+assert not os.path.exists(os.path.join(d, "ibverbs-providers.postrm"))
+wr("ibverbs-providers.postrm", """#!/bin/sh
+set -e
+# ERI: no liberi in the version that replaces this one: no eri.driver.
+if [ "$1" = upgrade ]; then
+	case "$2" in
+	*+eri*) ;;
+	*) rm -f /etc/libibverbs.d/eri.driver ;;
+	esac
+fi
+
+#DEBHELPER#
+""")
 
 with open(entry) as f:
     wr("changelog", f.read().replace("@VERSION@", version) + "\n" + rd("changelog"))
