@@ -181,6 +181,7 @@ static void bbr_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
 
 	bbr_reset_model(b);
 	b->min_rtt_us = BBR_NONE;
+	b->round_min_rtt_us = BBR_NONE;
 	b->min_rtt_stamp_ns = now_ns;
 	b->ack_epoch_ns = now_ns;
 	b->probe_up_step = 1;
@@ -267,6 +268,7 @@ static void bbr_end_round(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b,
 {
 	bool probing = b->mode == ERI_SIM_CC_BBR_STARTUP ||
 		       (b->mode == ERI_SIM_CC_BBR_PROBE_BW && !b->phase);
+	bool cruising = b->mode == ERI_SIM_CC_BBR_PROBE_BW && b->phase > 1;
 	u32 cwnd = cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
 
 	r->lost = b->round_lost;
@@ -298,6 +300,26 @@ static void bbr_end_round(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b,
 						 ERI_SIM_CC_BBR_ECN_FACTOR_DIV));
 		bbr_cut(cc, b);
 	}
+	/*
+	 * A queue that stood through a whole round while cruising: even the
+	 * round's least RTT sample was twice the base.  The bandwidth
+	 * estimate runs ahead of the path (a burst of ACKs), and the window,
+	 * not pacing, holds the flight: bound it, as a mark would.  The
+	 * least sample, not the mean: a stalled sender or receiver delays
+	 * some samples, never all of a round.
+	 */
+	if (cruising && b->round_min_rtt_us != BBR_NONE &&
+	    b->min_rtt_us != BBR_NONE &&
+	    b->round_min_rtt_us > bbr_ratio(b->min_rtt_us,
+					    ERI_SIM_CC_BBR_QUEUE_GAIN)) {
+		u32 lo = min(b->inflight_lo, cwnd);
+
+		b->inflight_lo = max3(ERI_SIM_CC_BBR_MIN_CWND,
+				      bbr_bdp(b, ERI_SIM_CC_BBR_UNIT),
+				      bbr_ratio(lo, ERI_SIM_CC_BBR_QUEUE_BETA));
+		bbr_cut(cc, b);
+	}
+	b->round_min_rtt_us = BBR_NONE;
 	b->bw_latest = 0;
 	b->inflight_latest = 0;
 	b->round_lost = 0;
@@ -388,23 +410,31 @@ static void bbr_check_startup(struct eri_sim_cc_bbr *b,
 		b->mode = ERI_SIM_CC_BBR_DRAIN;
 }
 
-/* PROBE_BW's phases: each lasts min_rtt; 0 and 1 have conditions. */
-static void bbr_advance_phase(struct eri_sim_cc_bbr *b,
+/*
+ * PROBE_BW's phases: each lasts min_rtt; 0 and 1 have conditions.  Phase 1
+ * drains what the flight holds beyond the BDP, for up to one smoothed RTT
+ * (which includes the queue): a bandwidth estimate a little high keeps a
+ * queue that a drain of min_rtt alone would never empty.
+ */
+static void bbr_advance_phase(const struct eri_sim_cc *cc,
+			      struct eri_sim_cc_bbr *b,
 			      const struct eri_sim_cc_ack *ack)
 {
-	bool full = ack->now_ns - b->phase_ns >
-		    (u64)b->min_rtt_us * NSEC_PER_USEC;
+	u64 min_rtt_ns = (u64)b->min_rtt_us * NSEC_PER_USEC;
+	u64 elapsed = ack->now_ns - b->phase_ns;
 	bool next;
 
 	if (b->mode != ERI_SIM_CC_BBR_PROBE_BW)
 		return;
 	if (!b->phase)
-		next = full && (ack->lost || ack->inflight >=
-				bbr_bdp(b, ERI_SIM_CC_BBR_PROBE_UP_GAIN));
+		next = elapsed > min_rtt_ns &&
+		       (ack->lost || ack->inflight >=
+			bbr_bdp(b, ERI_SIM_CC_BBR_PROBE_UP_GAIN));
 	else if (b->phase == 1)
-		next = full || ack->inflight <= bbr_bdp(b, ERI_SIM_CC_BBR_UNIT);
+		next = elapsed > max(min_rtt_ns, cc->srtt_ns) ||
+		       ack->inflight <= bbr_bdp(b, ERI_SIM_CC_BBR_UNIT);
 	else
-		next = full;
+		next = elapsed > min_rtt_ns;
 	if (next)
 		bbr_start_phase(b, (b->phase + 1) % ERI_SIM_CC_BBR_CYCLE_LEN,
 				ack->now_ns);
@@ -495,6 +525,9 @@ static void bbr_on_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 	/* 4 */
 	bbr_ack_aggregation(cc, b, ack);
 	/* 5 */
+	if (ack->rtt_ns)
+		b->round_min_rtt_us = min_t(u64, b->round_min_rtt_us,
+					    div_u64(ack->rtt_ns, NSEC_PER_USEC));
 	b->round_lost = min_t(u64, (u64)b->round_lost + ack->lost, U32_MAX);
 	b->round_acked = min_t(u64, (u64)b->round_acked + ack->acked, U32_MAX);
 	if (ack->ce)
@@ -510,7 +543,7 @@ static void bbr_on_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 	if (b->mode == ERI_SIM_CC_BBR_DRAIN &&
 	    ack->inflight <= bbr_bdp(b, ERI_SIM_CC_BBR_UNIT))
 		bbr_enter_probe_bw(b, ack->now_ns);
-	bbr_advance_phase(b, ack);
+	bbr_advance_phase(cc, b, ack);
 	bbr_check_probe_rtt(b, ack);
 	/* 9 */
 	bbr_set_cwnd(cc, b, ack->acked);

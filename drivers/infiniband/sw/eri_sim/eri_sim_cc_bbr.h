@@ -61,6 +61,8 @@
 #define ERI_SIM_CC_BBR_ACK_AGG_MAX_NS	(100ULL * 1000 * 1000)
 #define ERI_SIM_CC_BBR_QUANTA		3	/* send quanta in the window */
 #define ERI_SIM_CC_BBR_PROBE_UP_EXTRA	2	/* packets more in phase 0 */
+#define ERI_SIM_CC_BBR_QUEUE_GAIN	2048	/* round's least RTT: 2 min_rtt */
+#define ERI_SIM_CC_BBR_QUEUE_BETA	870	/* 0.85 */
 #define ERI_SIM_CC_BBR_NONE		U32_MAX	/* no bound, no min_rtt */
 
 enum eri_sim_cc_bbr_mode {
@@ -91,6 +93,7 @@ enum eri_sim_cc_bbr_mode {
  * @round_lost: PSNs declared lost in the current round
  * @round_acked: PSNs delivered in the current round
  * @round_ce_acked: of those, delivered by ACKs that echoed CE
+ * @round_min_rtt_us: the least RTT sample of the current round; NONE: none
  * @ecn_alpha: EWMA of the rounds' CE ratios, 1/1024
  * @extra_acked: ACK aggregation: PSNs acknowledged beyond the model's
  *	expectation, largest of each of two slots of ACK_AGG_ROUNDS rounds
@@ -128,6 +131,7 @@ struct eri_sim_cc_bbr {
 	u32 round_lost;
 	u32 round_acked;
 	u32 round_ce_acked;
+	u32 round_min_rtt_us;
 	u32 ecn_alpha;
 	u32 extra_acked[2];
 	u32 extra_acked_round;
