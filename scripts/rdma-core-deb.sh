@@ -46,6 +46,7 @@ key=$( {
 	cat "$0"
 	cd "$top"
 	find rdma-core/providers/eri packaging/rdma-core include/uapi/rdma/eri-abi.h \
+		compat/eri-compat.sh \
 		-path rdma-core/providers/eri/test -prune -o -type f -print | LC_ALL=C sort |
 		while read -r f; do echo "$f"; cat "$f"; done
 } | sha256sum | cut -c1-16)
@@ -80,6 +81,9 @@ mkdir -p "$src/providers/eri"
 (cd "$top/rdma-core/providers/eri" && find . -path ./test -prune -o -type f -print0 |
 	cpio -0 -pdm --quiet "$src/providers/eri")
 cp "$top/include/uapi/rdma/eri-abi.h" "$src/kernel-headers/rdma/eri-abi.h"
+# liberi's driver id, an entry of enum rdma_driver_id in rdma-core's copy of
+# the kernel's ib_user_ioctl_verbs.h, as scripts/rdma-core.sh adds it.
+"$top/compat/eri-compat.sh" driver-id "$src/kernel-headers/rdma/ib_user_ioctl_verbs.h"
 grep -q '^add_subdirectory(providers/efa)$' "$src/CMakeLists.txt" ||
 	die "cannot find the providers block in CMakeLists.txt"
 sed -i 's|^add_subdirectory(providers/efa)$|&\nadd_subdirectory(providers/eri)|' "$src/CMakeLists.txt"
