@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests of the software ERI device, driven only through its device
+ * KUnit tests of the software ERI device, driven through its device
  * interface: registers, rings in memory and interrupt vectors.  They cover
  * enable with bad configurations, every admin command with malformed input,
  * admin queue overrun, event queue owner bits, overflow and arming, the
  * register file, the DMA address checks, and queue pairs fed hostile send
  * queues (bad opcodes, lengths, formats, keys and indexes) and full CQs,
  * CQ rings by page list, and shared receive queues: the flush of WQEs a QP
- * took, hostile WQEs.
+ * took, hostile WQEs.  One case drives a bare QP's doorbell logic with
+ * scripted time: the adaptive window of polling a drained send queue.
  */
 #include <kunit/test.h>
 #include <linux/bitfield.h>
@@ -871,6 +872,97 @@ static void eri_sim_test_sq_bad_index(struct kunit *test)
 	t_expect_err(test, t, &q, true);
 }
 
+/* The device asked for a kick at @now, after @pkts packets since the last. */
+static void t_sq_ask(struct eri_sim_qp *qp, u64 now, u64 pkts, bool lapsed)
+{
+	qp->sq_asked = true;
+	qp->sq_asked_ns = now;
+	qp->sq_asked_pkts = pkts;
+	qp->sq_rx_seen = false;
+	qp->sq_poll_lapsed = lapsed;
+}
+
+/*
+ * Polling a drained send queue: the streak of small kicks that came soon
+ * after the asking, and the window that adapts to the kick answering the
+ * asking that ended the looks (doubled when it came within the window,
+ * halved when not, or when a request came first), within its bounds.
+ */
+static void eri_sim_test_sq_poll_window(struct kunit *test)
+{
+	struct eri_sim_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	const u64 us = NSEC_PER_USEC;
+	u64 now = 1000 * us;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	spin_lock_init(&qp->lock);
+	qp->sq_poll_window_ns = ERI_SIM_SQ_POLL_WINDOW_NS;
+	spin_lock_bh(&qp->lock);
+
+	/* Small kicks soon after the asking make the streak... */
+	for (i = 0; i < ERI_SIM_SQ_POLL_STREAK; i++) {
+		KUNIT_EXPECT_EQ(test, qp->sq_streak, i);
+		t_sq_ask(qp, now, 1, false);
+		now += 20 * us;
+		eri_sim_req_kicked_locked(qp, now);
+	}
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, ERI_SIM_SQ_POLL_STREAK);
+	/* ...a kick after many packets (large messages) breaks it... */
+	t_sq_ask(qp, now, ERI_SIM_SQ_POLL_MAX_PKTS + 1, false);
+	eri_sim_req_kicked_locked(qp, now + 20 * us);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	/* ...as do a late one and one after a request came. */
+	qp->sq_streak = 2;
+	t_sq_ask(qp, now, 1, false);
+	eri_sim_req_kicked_locked(qp, now + ERI_SIM_SQ_POLL_WINDOW_NS + 1);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	qp->sq_streak = 2;
+	t_sq_ask(qp, now, 1, false);
+	qp->sq_rx_seen = true;
+	eri_sim_req_kicked_locked(qp, now + 1);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	/* A kick that the device did not ask for changes nothing. */
+	eri_sim_req_kicked_locked(qp, now + 1);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	KUNIT_EXPECT_EQ(test, qp->sq_poll_window_ns,
+			(u32)ERI_SIM_SQ_POLL_WINDOW_NS);
+
+	/*
+	 * The looks lapsed and the kick came within the window, after
+	 * however many packets the looks sent: the window doubles, up to its
+	 * bound, and the looks start again at once.
+	 */
+	for (i = 0; i < 8; i++) {
+		t_sq_ask(qp, now, 1000, true);
+		now += qp->sq_poll_window_ns - 1;
+		eri_sim_req_kicked_locked(qp, now);
+		KUNIT_EXPECT_EQ(test, qp->sq_streak, ERI_SIM_SQ_POLL_STREAK);
+		KUNIT_EXPECT_FALSE(test, qp->sq_poll_lapsed);
+	}
+	KUNIT_EXPECT_EQ(test, qp->sq_poll_window_ns,
+			(u32)ERI_SIM_SQ_POLL_WINDOW_MAX_NS);
+
+	/* Later than the window: it halves, and the streak starts anew. */
+	t_sq_ask(qp, now, 1, true);
+	now += ERI_SIM_SQ_POLL_WINDOW_MAX_NS + 1;
+	eri_sim_req_kicked_locked(qp, now);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	KUNIT_EXPECT_EQ(test, qp->sq_poll_window_ns,
+			(u32)ERI_SIM_SQ_POLL_WINDOW_MAX_NS / 2);
+	/* Soon, but a request came first (a ping-pong): halves too. */
+	for (i = 0; i < 8; i++) {
+		t_sq_ask(qp, now, 1, true);
+		qp->sq_rx_seen = true;
+		now += 1;
+		eri_sim_req_kicked_locked(qp, now);
+		KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	}
+	KUNIT_EXPECT_EQ(test, qp->sq_poll_window_ns,
+			(u32)ERI_SIM_SQ_POLL_WINDOW_MIN_NS);
+	spin_unlock_bh(&qp->lock);
+}
+
 /* A full CQ: the completion is dropped and CQ_ERR raised, not overwritten. */
 static void eri_sim_test_cq_overrun(struct kunit *test)
 {
@@ -1548,6 +1640,7 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_sq_bad_format),
 	KUNIT_CASE(eri_sim_test_sq_bad_lkey),
 	KUNIT_CASE(eri_sim_test_sq_bad_index),
+	KUNIT_CASE(eri_sim_test_sq_poll_window),
 	KUNIT_CASE(eri_sim_test_cq_overrun),
 	KUNIT_CASE(eri_sim_test_cq_pbl),
 	KUNIT_CASE(eri_sim_test_srq_flush),

@@ -214,6 +214,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	hrtimer_init(&qp->sq_poll_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_SOFT);
 	qp->sq_poll_timer.function = eri_sim_qp_sq_poll_timer;
+	qp->sq_poll_window_ns = ERI_SIM_SQ_POLL_WINDOW_NS;
 	INIT_WORK(&qp->tx_work, eri_sim_qp_tx_work);
 	/* Idle until RTS: a producer kicks after posting. */
 	WRITE_ONCE(qp->dbrec->sq_need_kick, cpu_to_le32(1));

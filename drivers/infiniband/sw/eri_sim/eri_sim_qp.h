@@ -56,12 +56,17 @@
 #define ERI_SIM_DELACK_NS	(100 * NSEC_PER_USEC)
 /*
  * Polling a drained send queue (Documentation/infiniband/eri.rst): a look
- * at sq_pi this often, for this long after the last look that found work,
+ * at sq_pi this often, for a window after the last look that found work,
  * for a producer whose last ERI_SIM_SQ_POLL_STREAK kicks came within the
- * window of the device asking, with no request arriving in between.
+ * window of the device asking, with no request arriving in between.  The
+ * window starts at ERI_SIM_SQ_POLL_WINDOW_NS and adapts within the bounds:
+ * doubled when the producer kicks within it of the looks lapsing, halved
+ * when it does not.
  */
 #define ERI_SIM_SQ_POLL_NS		(10 * NSEC_PER_USEC)
 #define ERI_SIM_SQ_POLL_WINDOW_NS	(100 * NSEC_PER_USEC)
+#define ERI_SIM_SQ_POLL_WINDOW_MIN_NS	(50 * NSEC_PER_USEC)
+#define ERI_SIM_SQ_POLL_WINDOW_MAX_NS	(800 * NSEC_PER_USEC)
 #define ERI_SIM_SQ_POLL_STREAK		3
 /* ...and whose kicks each sent this many packets at most (small messages). */
 #define ERI_SIM_SQ_POLL_MAX_PKTS	8
@@ -289,8 +294,10 @@ struct eri_sim_qp {
 	u64 sq_kick_pkts;	/* tx_pkts at the last kick */
 	u64 sq_asked_pkts;	/* packets sent from that kick to the asking */
 	u64 sq_poll_until_ns;	/* the looks end then; 0: not polling */
+	u32 sq_poll_window_ns;	/* how long they go on finding nothing */
 	u8 sq_streak;		/* kicks in a row that came soon after asking */
 	bool sq_asked;		/* sq_need_kick set, no kick since */
+	bool sq_poll_lapsed;	/* ...because the looks found nothing */
 	bool sq_rx_seen;	/* a request arrived since it was set */
 	u16 sq_send;		/* WQE that holds the next new PSN (sb.nxt) */
 	u16 sq_comp;		/* oldest WQE not completed */

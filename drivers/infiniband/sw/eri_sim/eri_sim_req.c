@@ -67,8 +67,10 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->pace_pkts = 0;
 	qp->pace_bytes = 0;
 	qp->sq_poll_until_ns = 0;
+	qp->sq_poll_window_ns = ERI_SIM_SQ_POLL_WINDOW_NS;
 	qp->sq_streak = 0;
 	qp->sq_asked = false;
+	qp->sq_poll_lapsed = false;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
 	hrtimer_try_to_cancel(&qp->sq_poll_timer);
@@ -297,11 +299,15 @@ static bool eri_sim_req_poll_locked(struct eri_sim_qp *qp, u64 now)
 	if (qp->sq_streak < ERI_SIM_SQ_POLL_STREAK)
 		return false;
 	if (!qp->sq_poll_until_ns)
-		qp->sq_poll_until_ns = now + ERI_SIM_SQ_POLL_WINDOW_NS;
+		qp->sq_poll_until_ns = now + qp->sq_poll_window_ns;
 	if (now >= qp->sq_poll_until_ns) {
-		/* Nothing came for the window: ask, and learn anew. */
+		/*
+		 * Nothing came for the window: ask.  The kick that answers
+		 * tells whether the window was too short.
+		 */
 		qp->sq_poll_until_ns = 0;
 		qp->sq_streak = 0;
+		qp->sq_poll_lapsed = true;
 		return false;
 	}
 	if (!hrtimer_is_queued(&qp->sq_poll_timer))
@@ -338,7 +344,7 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
 		return false;
 	/* Work found while polling: the window starts again. */
 	if (qp->sq_poll_until_ns)
-		qp->sq_poll_until_ns = now + ERI_SIM_SQ_POLL_WINDOW_NS;
+		qp->sq_poll_until_ns = now + qp->sq_poll_window_ns;
 	eri_sim_req_decode(&qp->swqe[slot], raw);
 	return true;
 }
@@ -354,17 +360,41 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
  * streaming small messages, whose system calls cost as much as the
  * messages; ERI_SIM_SQ_POLL_STREAK of them in a row make the device poll
  * the drained queue rather than ask.
+ *
+ * A kick answering the asking that ended the looks says whether they
+ * ended too soon (in the manner of a NAPI budget): if it came within the
+ * window, the producer paused for only a little longer than the window,
+ * which doubles, and the looks start again at once; if not, the looks went
+ * on for nothing, and the window halves.
  */
 void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now)
 {
+	bool soon, lapsed = qp->sq_poll_lapsed;
+
 	lockdep_assert_held(&qp->lock);
 	qp->sq_kick_pkts = qp->tx_pkts;
 	if (!qp->sq_asked)
 		return;
 	qp->sq_asked = false;
-	if (!qp->sq_rx_seen &&
-	    qp->sq_asked_pkts <= ERI_SIM_SQ_POLL_MAX_PKTS &&
-	    now - qp->sq_asked_ns <= ERI_SIM_SQ_POLL_WINDOW_NS) {
+	qp->sq_poll_lapsed = false;
+	soon = !qp->sq_rx_seen &&
+	       now - qp->sq_asked_ns <= qp->sq_poll_window_ns;
+	if (lapsed) {
+		/* What the looks sent says nothing of the message size. */
+		if (soon) {
+			qp->sq_poll_window_ns =
+				min_t(u32, 2 * qp->sq_poll_window_ns,
+				      ERI_SIM_SQ_POLL_WINDOW_MAX_NS);
+			qp->sq_streak = ERI_SIM_SQ_POLL_STREAK;
+		} else {
+			qp->sq_poll_window_ns =
+				max_t(u32, qp->sq_poll_window_ns / 2,
+				      ERI_SIM_SQ_POLL_WINDOW_MIN_NS);
+			qp->sq_streak = 0;
+		}
+		return;
+	}
+	if (soon && qp->sq_asked_pkts <= ERI_SIM_SQ_POLL_MAX_PKTS) {
 		if (qp->sq_streak < ERI_SIM_SQ_POLL_STREAK)
 			qp->sq_streak++;
 	} else {
