@@ -3,14 +3,23 @@
 #
 # eri-compat.sh cflags KDIR        the compiler flags of ERI's compat layer
 # eri-compat.sh source KDIR FILE   FILE as it is compiled against KDIR
+# eri-compat.sh place KDIR FILE DST
+#                                  DST made FILE as compiled against KDIR:
+#                                  a link to FILE where the layer leaves it
+#                                  as it is, else a copy (DST may be FILE:
+#                                  edited in place); DST's timestamp is kept
+#                                  when its content is already that
+# eri-compat.sh kbuild KDIR        drivers/infiniband/Kbuild of an
+#                                  out-of-tree build: the flags, the drivers
 # eri-compat.sh driver-id FILE     add RDMA_DRIVER_ERI to the enum
 #                                  rdma_driver_id of FILE, a copy of
 #                                  ib_user_ioctl_verbs.h (idempotent)
 #
 # ERI's kernel sources are written for Linux 6.12 alone, as the upstream
 # series carries them.  Out-of-tree builds for older kernels (Debian's 6.1)
-# go through this layer, and only they: scripts/build-modules.sh and
-# scripts/kernel-tree.sh (6.1) call it.  It has two parts:
+# go through this layer, and only they: scripts/build-modules.sh, the
+# eri-dkms package's build and scripts/kernel-tree.sh (6.1) call it.  It has
+# two parts:
 #
 # - eri_compat.h, force-included into every file (-include), supplies what
 #   an older kernel lacks as inline functions and macros.  Which parts apply
@@ -26,7 +35,7 @@ set -euo pipefail
 
 compat=$(cd "$(dirname "$0")" && pwd)
 
-usage() { sed -n '3,8s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,16s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 mode=$1 kdir=$2
 
@@ -71,9 +80,10 @@ has() { grep -q -e "$1" "$srctree/include/$2"; }
 # Linux 6.11 passes create_cq the uverbs attribute bundle instead of udata.
 create_cq_udata() { ! grep -A1 '(\*create_cq)' "$verbs" | grep -q uverbs_attr_bundle; }
 
-case $mode in
-cflags)
-	flags=(-include "$compat/eri_compat.h")
+# cflags: the compiler flags of the layer for this kernel.
+cflags() {
+	local flags=(-include "$compat/eri_compat.h")
+
 	create_cq_udata && flags+=(-DERI_COMPAT_CREATE_CQ_UDATA)
 	# Linux 6.2 names the FLUSH access rights.
 	has IB_ACCESS_FLUSH_GLOBAL rdma/ib_verbs.h || flags+=(-DERI_COMPAT_NO_ACCESS_FLUSH)
@@ -86,11 +96,12 @@ cflags)
 	# Linux 6.6 marks slow KUnit cases.
 	has KUNIT_CASE_SLOW kunit/test.h || flags+=(-DERI_COMPAT_NO_KUNIT_CASE_SLOW)
 	echo "${flags[*]}"
-	;;
-source)
-	[ $# -eq 3 ] || usage
-	file=$3
-	edits=()
+}
+
+# adapt FILE: FILE as it is compiled against this kernel.
+adapt() {
+	local file=$1 edits=()
+
 	# Linux 6.5 lets drivers add attributes to "rdma resource show srq".
 	if [ "$(basename "$file")" = eri_main.c ] && ! has fill_res_srq_entry rdma/ib_verbs.h; then
 		edits+=(-e '/^\t\.fill_res_srq_entry = /d')
@@ -100,6 +111,36 @@ source)
 	else
 		sed "${edits[@]}" "$file"
 	fi
+}
+
+case $mode in
+cflags)
+	cflags
+	;;
+source)
+	[ $# -eq 3 ] || usage
+	adapt "$3"
+	;;
+place)
+	[ $# -eq 4 ] || usage
+	file=$3 dst=$4
+	adapt "$file" > "$dst.compat"
+	if cmp -s "$file" "$dst.compat" && [ "$file" -ef "$dst" ]; then
+		rm -f "$dst.compat"
+	elif cmp -s "$file" "$dst.compat"; then
+		rm -f "$dst.compat"
+		ln -sfn "$file" "$dst"
+	elif [ ! -L "$dst" ] && cmp -s "$dst" "$dst.compat"; then
+		# Unchanged since the last build: keep its timestamp.
+		rm -f "$dst.compat"
+	else
+		rm -f "$dst"
+		mv "$dst.compat" "$dst"
+	fi
+	;;
+kbuild)
+	echo "subdir-ccflags-y += $(cflags)"
+	echo "obj-m += hw/eri/ sw/eri_sim/"
 	;;
 *)
 	usage

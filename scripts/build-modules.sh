@@ -25,18 +25,8 @@ for d in drivers/infiniband/hw/eri drivers/infiniband/sw/eri_sim tests/kmod; do
 	find "$out/$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
 	for f in "$top/$d"/*.[ch] "$top/$d"/Makefile; do
 		[ -e "$f" ] || continue
-		dst=$out/$d/$(basename "$f")
-		"$top/compat/eri-compat.sh" source "$kdir" "$f" > "$dst.compat"
-		if cmp -s "$f" "$dst.compat"; then
-			rm -f "$dst.compat"
-			ln -sfn "$f" "$dst"
-		elif [ ! -L "$dst" ] && cmp -s "$dst" "$dst.compat"; then
-			# Unchanged since the last build: keep its timestamp.
-			rm -f "$dst.compat"
-		else
-			rm -f "$dst"
-			mv "$dst.compat" "$dst"
-		fi
+		"$top/compat/eri-compat.sh" place "$kdir" "$f" \
+			"$out/$d/$(basename "$f")"
 	done
 	# Drop copies of files that no longer exist.
 	for f in "$out/$d"/*.[ch]; do
@@ -46,10 +36,7 @@ for d in drivers/infiniband/hw/eri drivers/infiniband/sw/eri_sim tests/kmod; do
 done
 # The compat layer is the drivers'; the test modules are written for both
 # kernels as they are.
-cat > "$out/drivers/infiniband/Kbuild" <<KB
-subdir-ccflags-y += $("$top/compat/eri-compat.sh" cflags "$kdir")
-obj-m += hw/eri/ sw/eri_sim/
-KB
+"$top/compat/eri-compat.sh" kbuild "$kdir" > "$out/drivers/infiniband/Kbuild"
 cat > "$out/Kbuild" <<KB
 obj-m += drivers/infiniband/ tests/kmod/
 KB

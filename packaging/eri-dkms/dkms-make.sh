@@ -12,12 +12,8 @@ kdir=$1
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
 for f in drivers/infiniband/hw/eri/*.[ch] drivers/infiniband/sw/eri_sim/*.[ch]; do
-	bash compat/eri-compat.sh source "$kdir" "$f" > "$f.compat"
-	if cmp -s "$f" "$f.compat"; then rm -f "$f.compat"; else mv "$f.compat" "$f"; fi
+	bash compat/eri-compat.sh place "$kdir" "$f" "$f"
 done
-cat > drivers/infiniband/Kbuild <<KB
-subdir-ccflags-y += $(bash compat/eri-compat.sh cflags "$kdir")
-obj-m += hw/eri/ sw/eri_sim/
-KB
+bash compat/eri-compat.sh kbuild "$kdir" > drivers/infiniband/Kbuild
 exec make -C "$kdir" M="$here" ERI_ROOT="$here" \
 	CONFIG_INFINIBAND_ERI=m CONFIG_INFINIBAND_ERI_SIM=m modules
