@@ -53,10 +53,11 @@ struct eri_ibv_alloc_ucontext_resp {
 
 /*
  * The status page of a context: @state is ERI_UCTX_STATE_LIVE while the
- * device serves the context.  When the device goes, ib_core replaces every
- * mapping of the context with a page of zeros, so @state reads 0 from then
- * on: a provider that finds a CQ empty checks it, and reports the device
- * gone instead of an empty CQ for ever.  Any other value also means gone.
+ * device serves the context.  When the device goes, the kernel destroys the
+ * context's queues and then the context, and sets @state to 0 then, so it
+ * reads 0 from then on: a provider that finds a CQ empty checks it, and
+ * reports the device gone instead of an empty CQ for ever.  Any other value
+ * also means gone.
  */
 struct eri_uctx_status {
 	__u32 state;

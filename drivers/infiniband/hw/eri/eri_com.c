@@ -16,30 +16,68 @@
 #include <linux/bitfield.h>
 #include <linux/bitmap.h>
 #include <linux/delay.h>
+#include <linux/gfp.h>
 #include <linux/iopoll.h>
 #include <linux/slab.h>
 
 #include "eri_com.h"
 
-/* @gfp: GFP_KERNEL, or GFP_KERNEL_ACCOUNT for memory a process asked for. */
-int eri_com_buf_alloc_gfp(struct eri_com_dev *com, struct eri_com_buf *buf,
-			  size_t size, gfp_t gfp)
-{
-	buf->size = size;
-	buf->va = dma_alloc_coherent(com->dmadev, size, &buf->dma, gfp);
-	return buf->va ? 0 : -ENOMEM;
-}
-
 int eri_com_buf_alloc(struct eri_com_dev *com, struct eri_com_buf *buf,
 		      size_t size)
 {
-	return eri_com_buf_alloc_gfp(com, buf, size, GFP_KERNEL);
+	buf->size = size;
+	buf->va = dma_alloc_coherent(com->dmadev, size, &buf->dma, GFP_KERNEL);
+	return buf->va ? 0 : -ENOMEM;
 }
 
 void eri_com_buf_free(struct eri_com_dev *com, struct eri_com_buf *buf)
 {
 	if (buf->va)
 		dma_free_coherent(com->dmadev, buf->size, buf->va, buf->dma);
+	buf->va = NULL;
+}
+
+/**
+ * eri_com_pages_alloc - zeroed pages shared with the device
+ * @com: the device
+ * @buf: where they are described
+ * @size: bytes, rounded up to whole pages
+ * @gfp: GFP_KERNEL, or GFP_KERNEL_ACCOUNT for memory a process asked for
+ *
+ * Physically contiguous order-0 pages, as a process's mapping takes them
+ * (vm_insert_page()), mapped for the device both ways for as long as they
+ * are allocated: ERI devices are cache-coherent, so the CPU and the device
+ * share them without syncs, as they share coherent memory.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int eri_com_pages_alloc(struct eri_com_dev *com, struct eri_com_buf *buf,
+			size_t size, gfp_t gfp)
+{
+	buf->size = PAGE_ALIGN(size);
+	buf->va = alloc_pages_exact(buf->size, gfp | __GFP_ZERO);
+	if (!buf->va)
+		return -ENOMEM;
+	buf->dma = dma_map_single(com->dmadev, buf->va, buf->size,
+				  DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(com->dmadev, buf->dma)) {
+		free_pages_exact(buf->va, buf->size);
+		buf->va = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The device no longer uses the pages: unmap them for it and drop the
+ * allocation's reference; a process's mapping keeps its own.
+ */
+void eri_com_pages_free(struct eri_com_dev *com, struct eri_com_buf *buf)
+{
+	if (!buf->va)
+		return;
+	dma_unmap_single(com->dmadev, buf->dma, buf->size, DMA_BIDIRECTIONAL);
+	free_pages_exact(buf->va, buf->size);
 	buf->va = NULL;
 }
 

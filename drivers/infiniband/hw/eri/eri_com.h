@@ -28,7 +28,10 @@
  */
 #define ERI_COM_MAX_TIMEOUTS	3
 
-/* A DMA-coherent buffer shared with the device. */
+/*
+ * A buffer shared with the device: DMA-coherent memory, or pages mapped
+ * for the device (eri_com_pages_alloc()).
+ */
 struct eri_com_buf {
 	void *va;
 	dma_addr_t dma;
@@ -125,11 +128,12 @@ static inline void eri_com_write32(struct eri_com_dev *com, u32 off, u32 val)
 	com->bdev->ops->reg_write32(com->bdev, off, val);
 }
 
-int eri_com_buf_alloc_gfp(struct eri_com_dev *com, struct eri_com_buf *buf,
-			  size_t size, gfp_t gfp);
 int eri_com_buf_alloc(struct eri_com_dev *com, struct eri_com_buf *buf,
 		      size_t size);
 void eri_com_buf_free(struct eri_com_dev *com, struct eri_com_buf *buf);
+int eri_com_pages_alloc(struct eri_com_dev *com, struct eri_com_buf *buf,
+			size_t size, gfp_t gfp);
+void eri_com_pages_free(struct eri_com_dev *com, struct eri_com_buf *buf);
 
 int eri_com_init(struct eri_com_dev *com, struct eri_bus_dev *bdev,
 		 void (*event_handler)(void *priv, const struct eri_aeqe *aeqe),

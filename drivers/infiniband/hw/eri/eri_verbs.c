@@ -265,8 +265,16 @@ int eri_alloc_ucontext(struct ib_ucontext *ibucontext, struct ib_udata *udata)
 
 void eri_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
-	eri_qmem_free(to_eri_dev(ibucontext->device),
-		      &to_eri_ucontext(ibucontext)->status);
+	struct eri_ucontext *uctx = to_eri_ucontext(ibucontext);
+	struct eri_uctx_status *status = uctx->status.buf->va;
+
+	/*
+	 * The process may map the page for longer (eri_mmap()), as when the
+	 * device goes while it runs: from now on it reads that the device
+	 * is gone.
+	 */
+	WRITE_ONCE(status->state, 0);
+	eri_qmem_free(to_eri_dev(ibucontext->device), &uctx->status);
 }
 
 /**
@@ -277,11 +285,12 @@ void eri_dealloc_ucontext(struct ib_ucontext *ibucontext)
  * process that opened it to exit ("rdma link delete", the netdev's or the
  * device's removal, module unload): it destroys the context's objects
  * through the destroy verbs, which quiesce each queue on the device first,
- * and zaps every mapping, all of them rdma_user_mmap_entry ones, so the
- * process's later touches of doorbells and rings land on a dummy page, and
- * its status page reads as zeros: liberi's poll_cq sees that the device is
- * gone.  What remains to do here is nothing: the driver keeps no state of
- * the process outside those objects and entries.
+ * and then the context (eri_dealloc_ucontext()).  The process's mappings
+ * stay, of pages it holds a reference on, which the device no longer uses:
+ * its later touches of rings land in its own memory, and its status page
+ * says that the device is gone, which liberi's poll_cq checks when it finds
+ * a CQ empty.  What remains to do here is nothing: the driver keeps no
+ * state of the process outside those objects and entries.
  */
 void eri_disassociate_ucontext(struct ib_ucontext *ibucontext)
 {
@@ -320,25 +329,13 @@ int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
 	struct eri_user_mmap_entry *entry;
-	int ret;
+	unsigned long off;
+	int ret = 0;
 
 	rdma_entry = rdma_user_mmap_entry_get(ibucontext, vma);
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = to_eri_mmap_entry(rdma_entry);
-	/*
-	 * Only through rdma_user_mmap_io() does ib_core track the mapping: it
-	 * holds a reference on the entry for as long as the mapping exists,
-	 * so the buffer is freed (eri_mmap_free()) only after the last one
-	 * goes, not when the queue is destroyed, and it zaps the mapping when
-	 * the device goes (eri_disassociate_ucontext()).  That takes one run
-	 * of pages: what dma_alloc_coherent() gives unless an IOMMU remaps
-	 * the buffer, which no ERI device has yet.
-	 */
-	if (is_vmalloc_addr(entry->buf.va)) {
-		ret = -EOPNOTSUPP;
-		goto out_put;
-	}
 	if (entry->read_only && (vma->vm_flags & VM_WRITE)) {
 		ret = -EPERM;
 		goto out_put;
@@ -346,14 +343,23 @@ int eri_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	/*
 	 * A read-only mapping may not be made writable by mprotect() later.
 	 * No mapping is copied into a child at fork(): the child cannot use
-	 * the parent's context, and copying it would take ib_uverbs'
-	 * disassociation_lock under the mmap locks (rdma_umap_open()), the
-	 * reverse of the order in which removing the device takes them.
+	 * the parent's context.
 	 */
 	vm_flags_mod(vma, VM_DONTCOPY, entry->read_only ? VM_MAYWRITE : 0);
-	ret = rdma_user_mmap_io(ibucontext, vma,
-				PHYS_PFN(virt_to_phys(entry->buf.va)),
-				entry->buf.size, vma->vm_page_prot, rdma_entry);
+	/*
+	 * The queue's pages themselves, as efa maps its queues: each page
+	 * the mapping holds has a reference of its own, so the pages stay
+	 * for as long as the process maps them, whenever the queue and the
+	 * device go; ib_core need not track the mapping.  rdma_user_mmap_io()
+	 * is for device registers, which ERI does not map.  The entry has the
+	 * size of the mapping (rdma_user_mmap_entry_get() checked).
+	 */
+	for (off = 0; off < entry->buf.size; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     virt_to_page(entry->buf.va + off));
+		if (ret)
+			break;
+	}
 out_put:
 	rdma_user_mmap_entry_put(rdma_entry);
 	return ret;
@@ -399,7 +405,7 @@ void eri_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct eri_user_mmap_entry *entry = to_eri_mmap_entry(rdma_entry);
 
-	eri_com_buf_free(&entry->edev->com, &entry->buf);
+	eri_com_pages_free(&entry->edev->com, &entry->buf);
 	eri_pinned_uncharge(entry);
 	kfree(entry);
 }
@@ -424,8 +430,8 @@ static int eri_user_buf_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 		if (ret)
 			goto err_free_entry;
 	}
-	ret = eri_com_buf_alloc_gfp(&edev->com, &entry->buf, PAGE_ALIGN(size),
-				    GFP_KERNEL_ACCOUNT);
+	ret = eri_com_pages_alloc(&edev->com, &entry->buf, size,
+				  GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_uncharge;
 	ret = rdma_user_mmap_entry_insert(uctx, &entry->rdma_entry,
@@ -437,7 +443,7 @@ static int eri_user_buf_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
 	return 0;
 
 err_free_buf:
-	eri_com_buf_free(&edev->com, &entry->buf);
+	eri_com_pages_free(&edev->com, &entry->buf);
 err_uncharge:
 	eri_pinned_uncharge(entry);
 err_free_entry:
@@ -452,10 +458,11 @@ err_free_entry:
  * @m: where the memory is described
  * @size: bytes; a user queue gets whole pages
  *
- * A user queue's memory belongs to an mmap entry of @uctx and lives until
- * both eri_qmem_free() and the last mapping are gone; it is charged to the
- * calling process meanwhile: to its RLIMIT_MEMLOCK (pinned_vm) and to its
- * memory cgroup.  The caller serializes calls for one @m.
+ * A user queue's memory belongs to an mmap entry of @uctx; it is charged
+ * to the calling process: to its RLIMIT_MEMLOCK (pinned_vm) while the
+ * device may use it, until eri_qmem_free(), and to its memory cgroup until
+ * the pages are freed, when the process no longer maps them either (as
+ * io_uring charges its rings).  The caller serializes calls for one @m.
  *
  * Return: 0, or -ENOMEM (also past the process's limit).
  */
@@ -476,8 +483,9 @@ int eri_qmem_alloc(struct eri_dev *edev, struct ib_ucontext *uctx,
  * @edev: the device
  * @m: the memory; may be one whose allocation failed
  *
- * A user queue's buffer stays until its last mapping goes (eri_mmap_free()).
- * The caller serializes calls for one @m.
+ * A user queue's entry goes (eri_mmap_free()) once no mmap() of it is in
+ * progress; the pages the process maps stay until it unmaps them.  The
+ * caller serializes calls for one @m.
  */
 void eri_qmem_free(struct eri_dev *edev, struct eri_qmem *m)
 {
