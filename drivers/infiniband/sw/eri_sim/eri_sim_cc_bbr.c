@@ -8,8 +8,8 @@
  * their product plus the ACK aggregation it measured and three send quanta.
  * Losses beyond 2% of a probing flight and ECN marks bound what is in
  * flight (BBRv3); a random loss changes the rate only as far as the round
- * it fell in delivered less.  Documentation/infiniband/eri.rst, "The
- * default algorithm: bbr", specifies the rules; parameters and state are in
+ * it fell in delivered less.  Documentation/infiniband/eri.rst, "The bbr
+ * algorithm", specifies the rules; parameters and state are in
  * eri_sim_cc_bbr.h.
  */
 #include <linux/limits.h>

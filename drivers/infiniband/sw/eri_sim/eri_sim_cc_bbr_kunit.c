@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit tests of bbr on a path model (eri.rst, "Measurement plan"): a
+ * KUnit tests of bbr on a path model (eri.rst, "Congestion control"): a
  * sender that sends as the requester does (while the pipe is below the
  * window and pacing allows, a quantum at a time, lost PSNs first), a
  * bottleneck of rate C with a FIFO of Q packets that drops at its tail or
