@@ -669,6 +669,8 @@ enum eri_stat {
 	ERI_STAT_RX_SKBS,		/* buffers received: a super-packet once */
 	ERI_STAT_MAD_DROPS,		/* GSI datagrams that are no MAD */
 	ERI_STAT_SQ_POLLS,		/* looks at a drained SQ that found work */
+	ERI_STAT_RX_VERSION_DROPS,	/* packets of a version not accepted */
+	ERI_STAT_VERSION_NAKS,		/* VERSION_NAKs taken */
 	ERI_STAT_NUM,
 };
 

@@ -541,6 +541,8 @@ static const struct rdma_stat_desc eri_hw_stat_descs[] = {
 	[ERI_STAT_RX_SKBS].name = "rx_skbs",
 	[ERI_STAT_MAD_DROPS].name = "mad_drops",
 	[ERI_STAT_SQ_POLLS].name = "sq_polls",
+	[ERI_STAT_RX_VERSION_DROPS].name = "rx_version_drops",
+	[ERI_STAT_VERSION_NAKS].name = "version_naks",
 };
 
 static_assert(ARRAY_SIZE(eri_hw_stat_descs) == ERI_STAT_NUM);

@@ -170,6 +170,12 @@ struct eri_sim_dev {
 	struct xarray srqs;
 	/* CC algorithm index of QPs created from now on (SET_CC); device context. */
 	u8 cc_algo;
+	/*
+	 * The wire protocol version the device speaks and accepts:
+	 * ERI_WIRE_VERSION, or another set through debugfs to play a peer of
+	 * another version.
+	 */
+	u8 wire_version;
 	/* Where queue pairs finish work their doorbells and ACKs started. */
 	struct workqueue_struct *qp_wq;
 	struct eri_sim_stats __percpu *stats;

@@ -9,9 +9,12 @@
  *   admin_fail_next    the next N commands fail without running, ...
  *   admin_fail_status  ... with this status (enum eri_aq_status)
  *   admin_stall        1: the device takes no admin command until 0
+ *   wire_version       the wire protocol version the device speaks and
+ *                      accepts (3)
  *
  * They let a test drive the driver's handling of admin timeouts and of a
- * device that stops answering (Documentation/infiniband/eri.rst).
+ * device that stops answering, and a device's handling of a peer of
+ * another version (Documentation/infiniband/eri.rst).
  */
 #include <linux/debugfs.h>
 
@@ -57,6 +60,7 @@ void eri_sim_debugfs_add(struct eri_sim_dev *sdev)
 	debugfs_create_u8("admin_fail_status", 0600, d, &f->fail_status);
 	debugfs_create_file_unsafe("admin_stall", 0600, d, sdev,
 				   &eri_sim_stall_fops);
+	debugfs_create_u8("wire_version", 0600, d, &sdev->wire_version);
 	sdev->debugfs = d;
 }
 

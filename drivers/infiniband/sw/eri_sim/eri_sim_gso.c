@@ -662,8 +662,7 @@ bool eri_sim_rx_split(const struct sk_buff *skb, u32 *seg_len, u32 *nsegs,
 			return false;
 		n = DIV_ROUND_UP(skb->len, seg);
 	}
-	if (skb->len < hlen || skb_copy_bits(skb, 0, first, hlen) ||
-	    first->version != ERI_WIRE_VERSION)
+	if (skb->len < hlen || skb_copy_bits(skb, 0, first, hlen))
 		return false;
 	for (i = 1; i < n; i++) {
 		u32 off = i * seg, len = min(seg, skb->len - off);
@@ -671,7 +670,7 @@ bool eri_sim_rx_split(const struct sk_buff *skb, u32 *seg_len, u32 *nsegs,
 		struct eri_wire_hdr buf;
 
 		h = len < hlen ? NULL : skb_header_pointer(skb, off, hlen, &buf);
-		if (!h || h->version != ERI_WIRE_VERSION ||
+		if (!h || h->version != first->version ||
 		    h->dqpn != first->dqpn || h->sqpn != first->sqpn)
 			return false;
 	}

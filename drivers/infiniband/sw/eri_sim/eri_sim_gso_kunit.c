@@ -374,12 +374,13 @@ static void t_poke(struct sk_buff *skb, u32 off, u8 val)
 /*
  * The receive side's check: whole buffers pass with their geometry; a
  * buffer one of whose packets disagrees, is cut short or has another
- * version, or whose segment size cannot be ERI's, is refused whole.
+ * version than the first, or whose segment size cannot be ERI's, is refused
+ * whole.  Whether the device accepts the version is its caller's question.
  */
 static void eri_sim_gso_test_rx_split(struct kunit *test)
 {
 	struct eri_wire_hdr first;
-	u32 seg = HDR_LEN + 1024, seg_len, nsegs;
+	u32 seg = HDR_LEN + 1024, seg_len, nsegs, i;
 	struct sk_buff *skb;
 
 	skb = t_rx_buf(test, 5, seg, 300, seg);
@@ -414,6 +415,15 @@ static void eri_sim_gso_test_rx_split(struct kunit *test)
 	t_poke(skb, 2 * seg, ERI_WIRE_VERSION + 1);
 	KUNIT_EXPECT_FALSE(test, eri_sim_rx_split(skb, &seg_len, &nsegs,
 						  &first));
+	kfree_skb(skb);
+	/* Another version in every packet: the caller decides. */
+	skb = t_rx_buf(test, 3, seg, seg, seg);
+	for (i = 0; i < 3; i++)
+		t_poke(skb, i * seg, ERI_WIRE_VERSION + 1);
+	KUNIT_EXPECT_TRUE(test, eri_sim_rx_split(skb, &seg_len, &nsegs,
+						 &first));
+	KUNIT_EXPECT_EQ(test, first.version, ERI_WIRE_VERSION + 1);
+	KUNIT_EXPECT_EQ(test, nsegs, 3U);
 	kfree_skb(skb);
 	/* The last packet cut inside its header. */
 	skb = t_rx_buf(test, 4, seg, HDR_LEN - 1, seg);

@@ -11,6 +11,7 @@
  * RCU.
  */
 #include <kunit/visibility.h>
+#include <linux/bitfield.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -139,6 +140,7 @@ static struct eri_sim_dev *eri_sim_net_find_dev(struct eri_sim_net *en,
  * eri_sim_hdr_check - check a received packet before any QP sees it
  * @buf: the packet after its UDP header: the ERI header, then the payload
  * @len: bytes at @buf
+ * @version: the wire protocol version the device accepts
  *
  * Only what the bytes alone tell: whether the header is whole and of our
  * version, and which part of which kind of QP it is for.  A UD datagram
@@ -150,14 +152,14 @@ static struct eri_sim_dev *eri_sim_net_find_dev(struct eri_sim_net *en,
  * Return: an enum eri_sim_rx_verdict.
  */
 VISIBLE_IF_KUNIT enum eri_sim_rx_verdict
-eri_sim_hdr_check(const void *buf, unsigned int len)
+eri_sim_hdr_check(const void *buf, unsigned int len, u8 version)
 {
 	const struct eri_wire_hdr *hdr = buf;
 	u32 plen;
 
 	if (len < sizeof(*hdr))
 		return ERI_SIM_RX_DROP_SHORT;
-	if (hdr->version != ERI_WIRE_VERSION)
+	if (hdr->version != version)
 		return ERI_SIM_RX_DROP_VERSION;
 	plen = len - sizeof(*hdr);
 	switch (hdr->opcode) {
@@ -243,8 +245,8 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 		const struct eri_wire_hdr *hdr =
 			eri_sim_rx_seg(skb, seg_len, i, ce, &buf, &pkt);
 
-		if (eri_sim_hdr_check(hdr, sizeof(*hdr) + pkt.len) ==
-		    ERI_SIM_RX_RC_RESP) {
+		if (eri_sim_hdr_check(hdr, sizeof(*hdr) + pkt.len,
+				      first->version) == ERI_SIM_RX_RC_RESP) {
 			eri_sim_req_rx_locked(qp, hdr, &pkt);
 		} else {
 			eri_sim_stat_add(sdev, ERI_STAT_RX_BYTES, pkt.len);
@@ -275,11 +277,59 @@ static void eri_sim_rx_ud_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 			eri_sim_rx_seg(skb, seg_len, i, ce, &buf, &pkt);
 
 		if (eri_sim_rx_takes(eri_sim_hdr_check(hdr, sizeof(*hdr) +
-						       pkt.len), qp->type))
+						       pkt.len, hdr->version),
+				     qp->type))
 			eri_sim_ud_rx_locked(qp, hdr, &pkt);
 		else
 			eri_sim_stat_add(qp->sdev, ERI_STAT_RX_DROPS, 1);
 	}
+}
+
+/*
+ * @nsegs packets of a version the device does not accept, for @qp (or for
+ * no QP: NULL) from @saddr; @first is the header of the first, of which
+ * only the 12 bytes every version keeps are read
+ * (Documentation/infiniband/eri.rst, "Versions").  Drops the reference on
+ * @qp.  The RCU read lock held (it keeps @sdev).
+ */
+static void eri_sim_rx_version(struct eri_sim_dev *sdev,
+			       struct eri_sim_qp *qp,
+			       const struct eri_wire_hdr *first,
+			       const struct in6_addr *saddr, u32 nsegs)
+{
+	bool nak = first->opcode == ERI_OP_ACK &&
+		   first->syndrome == ERI_SYN_VERSION_NAK;
+	u8 version = READ_ONCE(sdev->wire_version);
+	u64 now;
+
+	if (!nak)
+		eri_sim_stat_add(sdev, ERI_STAT_RX_VERSION_DROPS, nsegs);
+	if (!qp)
+		return;
+	spin_lock(&qp->lock);
+	if (qp->type != ERI_QPT_RC || qp->dead ||
+	    !ipv6_addr_equal(saddr, &qp->daddr) ||
+	    be32_to_cpu(first->sqpn) != qp->dest_qpn)
+		goto out;
+	if (nak) {
+		eri_sim_stat_add(sdev, ERI_STAT_VERSION_NAKS, 1);
+		eri_sim_req_version_nak_locked(qp);
+		goto out;
+	}
+	/* Never an answer to an answer; one a millisecond at most. */
+	now = ktime_get_ns();
+	if (first->opcode == ERI_OP_ACK ||
+	    (qp->state != ERI_QPS_RTR && qp->state != ERI_QPS_RTS &&
+	     qp->state != ERI_QPS_SQD) ||
+	    now - qp->version_nak_ns < NSEC_PER_MSEC)
+		goto out;
+	qp->version_nak_ns = now;
+	eri_sim_send_ack_locked(qp, ERI_SYN_VERSION_NAK, 0,
+				FIELD_PREP(ERI_WIRE_NAK_VERSION_MIN, version) |
+				FIELD_PREP(ERI_WIRE_NAK_VERSION_MAX, version));
+out:
+	spin_unlock(&qp->lock);
+	eri_sim_qp_put(qp);
 }
 
 /*
@@ -344,6 +394,11 @@ static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	qp = eri_sim_qp_get(sdev, be32_to_cpu(first.dqpn));
+	if (first.version != READ_ONCE(sdev->wire_version)) {
+		eri_sim_rx_version(sdev, qp, &first, &saddr, nsegs);
+		rcu_read_unlock();
+		goto drop;
+	}
 	if (!qp) {
 		eri_sim_stat_add(sdev, ERI_STAT_RX_DROPS, nsegs);
 		rcu_read_unlock();
@@ -610,7 +665,7 @@ struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 	skb_reserve(skb, room);
 	*hdr = skb_put(skb, sizeof(**hdr) + payload_len);
 	memset(*hdr, 0, sizeof(**hdr));
-	(*hdr)->version = ERI_WIRE_VERSION;
+	(*hdr)->version = READ_ONCE(qp->sdev->wire_version);
 	return skb;
 }
 

@@ -13,6 +13,13 @@
 
 #define HDR_LEN	sizeof(struct eri_wire_hdr)
 
+/* The check of a device that speaks the protocol's version. */
+static enum eri_sim_rx_verdict hdr_check_current(const void *buf,
+						 unsigned int len)
+{
+	return eri_sim_hdr_check(buf, len, ERI_WIRE_VERSION);
+}
+
 /* A packet of @plen payload bytes, a valid header of opcode @op. */
 static struct eri_wire_hdr *pkt(struct kunit *test, u8 op, u32 plen)
 {
@@ -40,26 +47,26 @@ static void eri_sim_net_test_valid(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(req); i++)
-		KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(pkt(test, req[i], 64),
+		KUNIT_EXPECT_EQ(test, hdr_check_current(pkt(test, req[i], 64),
 							HDR_LEN + 64),
 				ERI_SIM_RX_RC_REQ);
 	/* A header alone is a whole packet: an empty SEND or an ACK. */
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(pkt(test, ERI_OP_SEND, 0),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(pkt(test, ERI_OP_SEND, 0),
 						HDR_LEN), ERI_SIM_RX_RC_REQ);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(pkt(test, ERI_OP_ACK, 0),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(pkt(test, ERI_OP_ACK, 0),
 						HDR_LEN), ERI_SIM_RX_RC_RESP);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(pkt(test, ERI_OP_READ_RESP,
+	KUNIT_EXPECT_EQ(test, hdr_check_current(pkt(test, ERI_OP_READ_RESP,
 						    4096), HDR_LEN + 4096),
 			ERI_SIM_RX_RC_RESP);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(pkt(test, ERI_OP_ATOMIC_RESP,
+	KUNIT_EXPECT_EQ(test, hdr_check_current(pkt(test, ERI_OP_ATOMIC_RESP,
 						    8), HDR_LEN + 8),
 			ERI_SIM_RX_RC_RESP);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(pkt(test, ERI_OP_UD_SEND, 0),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(pkt(test, ERI_OP_UD_SEND, 0),
 						HDR_LEN), ERI_SIM_RX_UD);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(pkt(test, ERI_OP_UD_SEND, 1),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(pkt(test, ERI_OP_UD_SEND, 1),
 						HDR_LEN + 1), ERI_SIM_RX_UD);
 	KUNIT_EXPECT_EQ(test,
-			eri_sim_hdr_check(pkt(test, ERI_OP_UD_SEND_IMM,
+			hdr_check_current(pkt(test, ERI_OP_UD_SEND_IMM,
 					      ERI_SIM_UD_MAX_PAYLOAD),
 					  HDR_LEN + ERI_SIM_UD_MAX_PAYLOAD),
 			ERI_SIM_RX_UD);
@@ -71,7 +78,7 @@ static void eri_sim_net_test_truncated(struct kunit *test)
 	unsigned int len;
 	u8 *buf;
 
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, 0), ERI_SIM_RX_DROP_SHORT);
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, 0), ERI_SIM_RX_DROP_SHORT);
 	KUNIT_EXPECT_FALSE(test, takes(ERI_SIM_RX_DROP_SHORT, ERI_QPT_RC));
 	KUNIT_EXPECT_FALSE(test, takes(ERI_SIM_RX_DROP_SHORT, ERI_QPT_UD));
 	/* Each length short of the header, in a buffer of just that size. */
@@ -79,16 +86,16 @@ static void eri_sim_net_test_truncated(struct kunit *test)
 		buf = kunit_kmalloc(test, len, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, buf);
 		memcpy(buf, hdr, len);
-		KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(buf, len),
+		KUNIT_EXPECT_EQ(test, hdr_check_current(buf, len),
 				ERI_SIM_RX_DROP_SHORT);
 	}
 	/* Truncation is found before the version. */
 	buf = kunit_kzalloc(test, 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(buf, 1), ERI_SIM_RX_DROP_SHORT);
+	KUNIT_EXPECT_EQ(test, hdr_check_current(buf, 1), ERI_SIM_RX_DROP_SHORT);
 	/* A UD packet cut in its payload disagrees with its msg_len. */
 	hdr = pkt(test, ERI_OP_UD_SEND, 100);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 99),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 99),
 			ERI_SIM_RX_UD_BAD_LEN);
 }
 
@@ -101,14 +108,25 @@ static void eri_sim_net_test_version(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		hdr = pkt(test, ERI_OP_UD_SEND, 8);
 		hdr->version = bad[i];
-		KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 8),
+		KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 8),
 				ERI_SIM_RX_DROP_VERSION);
 		hdr->opcode = ERI_OP_ACK;
-		KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 8),
+		KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 8),
 				ERI_SIM_RX_DROP_VERSION);
 	}
 	KUNIT_EXPECT_FALSE(test, takes(ERI_SIM_RX_DROP_VERSION, ERI_QPT_RC));
 	KUNIT_EXPECT_FALSE(test, takes(ERI_SIM_RX_DROP_VERSION, ERI_QPT_UD));
+
+	/* A device set to speak another version accepts that one alone. */
+	hdr = pkt(test, ERI_OP_SEND, 8);
+	hdr->version = ERI_WIRE_VERSION + 1;
+	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 8,
+						ERI_WIRE_VERSION + 1),
+			ERI_SIM_RX_RC_REQ);
+	hdr->version = ERI_WIRE_VERSION;
+	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 8,
+						ERI_WIRE_VERSION + 1),
+			ERI_SIM_RX_DROP_VERSION);
 }
 
 static void eri_sim_net_test_opcode(struct kunit *test)
@@ -122,19 +140,19 @@ static void eri_sim_net_test_opcode(struct kunit *test)
 	 * the check passes it on as a request; a UD QP drops it.
 	 */
 	for (i = 0; i < ARRAY_SIZE(unknown); i++) {
-		v = eri_sim_hdr_check(pkt(test, unknown[i], 16), HDR_LEN + 16);
+		v = hdr_check_current(pkt(test, unknown[i], 16), HDR_LEN + 16);
 		KUNIT_EXPECT_EQ(test, v, ERI_SIM_RX_RC_REQ);
 		KUNIT_EXPECT_TRUE(test, takes(v, ERI_QPT_RC));
 		KUNIT_EXPECT_FALSE(test, takes(v, ERI_QPT_UD));
 		KUNIT_EXPECT_FALSE(test, takes(v, ERI_QPT_GSI));
 	}
 	/* RC opcodes on a UD QP: dropped. */
-	v = eri_sim_hdr_check(pkt(test, ERI_OP_ACK, 0), HDR_LEN);
+	v = hdr_check_current(pkt(test, ERI_OP_ACK, 0), HDR_LEN);
 	KUNIT_EXPECT_FALSE(test, takes(v, ERI_QPT_UD));
-	v = eri_sim_hdr_check(pkt(test, ERI_OP_SEND, 0), HDR_LEN);
+	v = hdr_check_current(pkt(test, ERI_OP_SEND, 0), HDR_LEN);
 	KUNIT_EXPECT_FALSE(test, takes(v, ERI_QPT_GSI));
 	/* A UD opcode on an RC QP: the responder NAKs it. */
-	v = eri_sim_hdr_check(pkt(test, ERI_OP_UD_SEND, 0), HDR_LEN);
+	v = hdr_check_current(pkt(test, ERI_OP_UD_SEND, 0), HDR_LEN);
 	KUNIT_EXPECT_TRUE(test, takes(v, ERI_QPT_RC));
 	KUNIT_EXPECT_TRUE(test, takes(v, ERI_QPT_UD));
 }
@@ -146,21 +164,21 @@ static void eri_sim_net_test_length(struct kunit *test)
 	/* msg_len says more than the packet carries, or less. */
 	hdr = pkt(test, ERI_OP_UD_SEND, 32);
 	hdr->msg_len = cpu_to_be32(33);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 32),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 32),
 			ERI_SIM_RX_UD_BAD_LEN);
 	hdr->msg_len = cpu_to_be32(31);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 32),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 32),
 			ERI_SIM_RX_UD_BAD_LEN);
 	hdr->msg_len = cpu_to_be32(U32_MAX);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 32),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 32),
 			ERI_SIM_RX_UD_BAD_LEN);
 	/* msg_len counting the header too. */
 	hdr->msg_len = cpu_to_be32(HDR_LEN + 32);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 32),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 32),
 			ERI_SIM_RX_UD_BAD_LEN);
 	/* Larger than one UD packet, even when msg_len agrees. */
 	hdr = pkt(test, ERI_OP_UD_SEND_IMM, ERI_SIM_UD_MAX_PAYLOAD + 1);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN +
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN +
 						ERI_SIM_UD_MAX_PAYLOAD + 1),
 			ERI_SIM_RX_UD_BAD_LEN);
 	KUNIT_EXPECT_FALSE(test, takes(ERI_SIM_RX_UD_BAD_LEN, ERI_QPT_UD));
@@ -172,7 +190,7 @@ static void eri_sim_net_test_length(struct kunit *test)
 	hdr = pkt(test, ERI_OP_WRITE, 8);
 	hdr->msg_len = cpu_to_be32(4);
 	hdr->offset = cpu_to_be32(U32_MAX);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 8),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 8),
 			ERI_SIM_RX_RC_REQ);
 }
 
@@ -190,30 +208,30 @@ static void eri_sim_net_test_fields(struct kunit *test)
 	hdr->ack_psn = cpu_to_be32(U32_MAX);
 	hdr->msn = cpu_to_be32(U32_MAX);
 	hdr->reserved = cpu_to_be32(1);
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 4),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 4),
 			ERI_SIM_RX_RC_REQ);
 	/* Invalid SACK and flag combinations do not change the verdict. */
 	hdr = pkt(test, ERI_OP_SEND, 4);
 	hdr->flags = 0xff;
 	hdr->syndrome = 0xff;
 	memset(hdr->sack, 0xff, sizeof(hdr->sack));
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 4),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 4),
 			ERI_SIM_RX_RC_REQ);
 	/* A NAK with SACK bits: the requester ignores them. */
 	hdr = pkt(test, ERI_OP_ACK, 0);
 	hdr->syndrome = ERI_SYN_RNR_NAK;
 	memset(hdr->sack, 0xff, sizeof(hdr->sack));
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN),
 			ERI_SIM_RX_RC_RESP);
 	/* An ACK carrying payload. */
 	hdr = pkt(test, ERI_OP_ACK, 16);
 	hdr->flags = ERI_WIRE_ECE | ERI_WIRE_RETX | ERI_WIRE_INORDER;
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 16),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 16),
 			ERI_SIM_RX_RC_RESP);
 	/* A UD datagram with RC flags. */
 	hdr = pkt(test, ERI_OP_UD_SEND, 4);
 	hdr->flags = 0xff;
-	KUNIT_EXPECT_EQ(test, eri_sim_hdr_check(hdr, HDR_LEN + 4),
+	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 4),
 			ERI_SIM_RX_UD);
 }
 

@@ -299,6 +299,8 @@ struct eri_sim_qp {
 	bool sq_asked;		/* sq_need_kick set, no kick since */
 	bool sq_poll_lapsed;	/* ...because the looks found nothing */
 	bool sq_rx_seen;	/* a request arrived since it was set */
+	/* When the QP last answered a packet of another version. */
+	u64 version_nak_ns;
 	u16 sq_send;		/* WQE that holds the next new PSN (sb.nxt) */
 	u16 sq_comp;		/* oldest WQE not completed */
 	u32 snd_msn;		/* msn of the next SEND or WRITE_IMM */
@@ -443,6 +445,7 @@ void eri_sim_req_run_locked(struct eri_sim_qp *qp);
 void eri_sim_req_run_at_locked(struct eri_sim_qp *qp, u64 now);
 void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now);
 void eri_sim_req_sq_poll_locked(struct eri_sim_qp *qp);
+void eri_sim_req_version_nak_locked(struct eri_sim_qp *qp);
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
 			   const struct eri_sim_rx_pkt *pkt);
@@ -506,7 +509,8 @@ static inline bool eri_sim_rx_takes(enum eri_sim_rx_verdict v, u8 qpt)
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /* Static unless KUnit can test it (VISIBLE_IF_KUNIT). */
-enum eri_sim_rx_verdict eri_sim_hdr_check(const void *buf, unsigned int len);
+enum eri_sim_rx_verdict eri_sim_hdr_check(const void *buf, unsigned int len,
+					  u8 version);
 struct sk_buff *eri_sim_txb_finish(struct eri_sim_qp *qp);
 #endif
 int eri_sim_net_attach(struct eri_sim_dev *sdev);

@@ -223,6 +223,7 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	xa_init(&sdev->qps);
 	xa_init(&sdev->srqs);
 	sdev->cc_algo = eri_sim_cc_default()->index;
+	sdev->wire_version = ERI_WIRE_VERSION;
 	sdev->fault.fail_status = ERI_AQ_STS_DMA_ERR;
 	INIT_WORK(&sdev->ctl_work, eri_sim_ctl_work);
 	INIT_WORK(&sdev->aq_work, eri_sim_aq_work);

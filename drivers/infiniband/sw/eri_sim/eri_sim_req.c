@@ -606,7 +606,9 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 {
 	u32 off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
 	u32 len = min(qp->mtu, w->length - off), win;
-	struct eri_wire_hdr hdr = { .version = ERI_WIRE_VERSION };
+	struct eri_wire_hdr hdr = {
+		.version = READ_ONCE(qp->sdev->wire_version),
+	};
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
@@ -1122,6 +1124,25 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 }
 
 /**
+ * eri_sim_req_version_nak_locked - the peer cannot read the QP's packets
+ * @qp: the QP
+ *
+ * qp->lock held.  A VERSION_NAK of another version from the QP's peer:
+ * with requests outstanding, the oldest WQE completes with REM_INV_REQ_ERR
+ * and the QP goes to ERR; without, nothing the QP sent is lost.  A QP that
+ * has received a packet of its own version from the peer knows the peer
+ * speaks it: the NAK is forged, and changes nothing.
+ */
+void eri_sim_req_version_nak_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if ((qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD) ||
+	    !eri_sim_sb_span(qp->sb) || qp->rx_pkts)
+		return;
+	eri_sim_req_fail_locked(qp, ERI_CQE_STS_REM_INV_REQ_ERR);
+}
+
+/**
  * eri_sim_req_rx_locked - an ACK or READ response for the requester
  * @qp: the QP
  * @hdr: the packet's header
@@ -1144,6 +1165,13 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
+		return;
+	/*
+	 * One of the device's own version is forged: its sender would have
+	 * read the request it answers.  It acknowledges nothing either.
+	 */
+	if (hdr->opcode == ERI_OP_ACK &&
+	    hdr->syndrome == ERI_SYN_VERSION_NAK)
 		return;
 	/* An echo from the future or older than 2^31 ns is no sample. */
 	if (!hdr->ts_echo || rtt >= BIT(31))

@@ -344,7 +344,7 @@ static u32 eri_sim_resp_read_locked(struct eri_sim_qp *qp,
 	for (i = 0; i < npkts; i++) {
 		u32 off = i * mtu, plen = min(mtu, len - off);
 		struct eri_wire_hdr rh = {
-			.version = ERI_WIRE_VERSION,
+			.version = READ_ONCE(qp->sdev->wire_version),
 			.opcode = ERI_OP_READ_RESP,
 			.flags = (i ? 0 : ERI_WIRE_FIRST) |
 				 (i == npkts - 1 ? ERI_WIRE_LAST : 0),

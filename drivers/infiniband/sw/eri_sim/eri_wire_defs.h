@@ -67,11 +67,21 @@ enum eri_wire_syndrome {
 	ERI_SYN_INV_REQ_NAK = 3,
 	ERI_SYN_ACCESS_NAK = 4,
 	ERI_SYN_OP_NAK = 5,
+	ERI_SYN_VERSION_NAK = 6,	/* @aux: the versions accepted */
 };
+
+/*
+ * The versions a VERSION_NAK's sender accepts, in @aux.  Every version
+ * keeps the header's first 12 bytes (@version to @sqpn) as they are here:
+ * a device reads a packet of any version that far, and takes a VERSION_NAK
+ * of any version (Documentation/infiniband/eri.rst, "Versions").
+ */
+#define ERI_WIRE_NAK_VERSION_MIN	GENMASK(15, 8)
+#define ERI_WIRE_NAK_VERSION_MAX	GENMASK(7, 0)
 
 /**
  * struct eri_wire_hdr - header of every ERI packet
- * @version: ERI_WIRE_VERSION; packets of other versions are dropped
+ * @version: ERI_WIRE_VERSION
  * @opcode: enum eri_wire_opcode
  * @flags: ERI_WIRE_*
  * @syndrome: enum eri_wire_syndrome (ACK only)
@@ -93,7 +103,8 @@ enum eri_wire_syndrome {
  *	message (READ_REQ: of the request; ATOMIC_REQ: of the 8-byte word)
  * @imm: SEND_IMM and WRITE_IMM: immediate data; SEND_INV: key to
  *	invalidate
- * @aux: ACK: RNR timer of an RNR NAK; READ_REQ: log2 of the MTU;
+ * @aux: ACK: RNR timer of an RNR NAK, the versions a VERSION_NAK's sender
+ *	accepts (ERI_WIRE_NAK_VERSION_*); READ_REQ: log2 of the MTU;
  *	ATOMIC_REQ: enum eri_wire_atomic_op
  * @ts: requests: the low 32 bits of the sender's clock in ns when it sent
  *	the packet; ACK, READ_RESP and ATOMIC_RESP: 0, ignored
