@@ -36,7 +36,8 @@ static inline u32 eri_ring_owner(u32 idx, u32 depth_log)
 /* Entries produced and not yet consumed; > depth means a broken producer. */
 static inline u32 eri_ring_used(u16 pi, u16 ci)
 {
-	return (u16)(pi - ci);
+	/* A mask, not a (u16) cast: sparse warns of casts of constants. */
+	return (pi - ci) & 0xffff;
 }
 
 /*
@@ -47,7 +48,7 @@ static inline u32 eri_ring_used(u16 pi, u16 ci)
 static inline u32 eri_cq_used(u32 pi, u32 ci, u32 depth_log)
 {
 	if (depth_log <= ERI_RING_MAX_DEPTH_LOG)
-		return (u16)(pi - ci);
+		return (pi - ci) & 0xffff;
 	return pi - ci;
 }
 
