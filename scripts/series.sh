@@ -365,7 +365,6 @@ apply_patch() {
 
 # --- Linux
 LB=$CACHE/linux-build
-KMAKE=()
 linux_config() {
 	local frag=$MANIFESTS/linux.config key
 	key=$( { cat "$LINUX.key"; cat "$frag"; } | sha256sum | cut -c1-16)
@@ -498,7 +497,7 @@ check_series() {
 		"build_${name//-/_}_patch" "$log" || die "the build after $p fails or warns (see $log)"
 		log "$name: $(basename "$p"): applied, checked and built ($((SECONDS - t0)) s)"
 	done
-	[ "$(git -C "$repo" rev-parse HEAD^{tree})" = "$(git -C "$repo" rev-parse series^{tree})" ] ||
+	[ "$(git -C "$repo" rev-parse "HEAD^{tree}")" = "$(git -C "$repo" rev-parse "series^{tree}")" ] ||
 		die "$name: the applied series differs from the generated one"
 	log "$name: $n patches applied, checked and built"
 }
