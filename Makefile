@@ -16,6 +16,11 @@
 #                        unpacked there instead); make uninstall undoes it
 #   make deb             eri-dkms, eri-utils, eri-modules-<release> and
 #                        rdma-core 56.1-1+eri1 with liberi, into build/deb/
+#   make series          the upstream patch series, made from this tree by
+#                        packaging/series/*.manifest: build/series/linux/
+#                        (against linux-source-6.12) and
+#                        build/series/rdma-core/ (against rdma-core 56.1)
+#                        (scripts/series.sh; make check applies and builds them)
 #
 # Slow artefacts (kernel images, rdma-core) live in $(ERI_CACHE).
 
@@ -31,7 +36,7 @@ KVER := $(shell $(MAKE) -s -C $(KDIR) kernelrelease 2>/dev/null)
 endif
 BUILD := build/$(KVER)
 
-.PHONY: all modules setup rdma-core check demo clean kunit bench install uninstall deb
+.PHONY: all modules setup rdma-core check demo clean kunit bench install uninstall deb series
 
 all: modules
 
@@ -64,6 +69,9 @@ uninstall:
 
 deb: modules
 	scripts/deb.sh --modules $(KVER)=$(BUILD) build/deb
+
+series:
+	scripts/series.sh generate
 
 clean:
 	rm -rf build

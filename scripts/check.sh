@@ -157,6 +157,11 @@ run_step checkpatch - scripts/checkpatch.sh || true
 run_step checkpatch-kmod - scripts/checkpatch.sh tests/kmod/*.c || true
 run_step kernel-doc - scripts/kernel-doc.sh || true
 run_step layering - scripts/check-layering.sh || true
+# The upstream series (scripts/series.sh): each applied with git am to a
+# pristine linux-source-6.12 or rdma-core 56.1, checkpatch --strict per
+# kernel patch, and a build after every patch (W=1 and sparse for the
+# kernel's objects, the modules once hooked in; ninja for rdma-core).
+run_step series - scripts/series.sh check || true
 
 # kunit.py on ERI placed in-tree (a kernel build each): on request only.  The
 # suites always run on the debug kernel below (kunit-debug), one kernel for
