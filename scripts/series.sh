@@ -105,7 +105,8 @@ pristine_repo() {
 	[ -d "$tmp/$name" ] || die "$tarball has no top directory $name/"
 	(cd "$tmp/$name" && git init -q -b pristine . &&
 		nice -n 19 ionice -c3 git add -A -f . &&
-		git commit -q -m "$key") || die "cannot commit $tarball"
+		git commit -q -m "$key" && git checkout -q --detach) ||
+		die "cannot commit $tarball"
 	mv "$tmp/$name" "$dir"
 	rmdir "$tmp"
 	echo "$key" > "$dir.key"
@@ -350,9 +351,10 @@ checkpatch_one() {
 	fi
 }
 
-# reset_tree REPO: its work tree at branch pristine, nothing else in it.
+# reset_tree REPO: its work tree at branch pristine, nothing else in it,
+# on a detached HEAD (git am must not move the branch).
 reset_tree() {
-	git -C "$1" checkout -q -f pristine
+	git -C "$1" checkout -q -f --detach pristine
 	git -C "$1" reset -q --hard pristine
 	git -C "$1" clean -q -fdx
 }
