@@ -33,9 +33,11 @@
 # patch that adds it and whenever a header it includes changes, which is
 # all C=2 would add except repeats.  Until a driver's Kconfig is sourced
 # (the "hooks" patches come late, as in erdma's series) its symbols are
-# given on make's command line (no C file tests them); from then on they
-# are set in the config and the modules (eri.ko, eri_sim.ko) are built and
-# go through modpost.  No vmlinux is built, so modpost's undefined-symbol
+# given on make's command line (no C file tests them) and its obj- line is
+# in drivers/infiniband/{hw,sw}/Makefile during the build only (kbuild
+# reaches an object through the Makefiles above it); from then on they are
+# set in the config and the modules (eri.ko, eri_sim.ko) are built and go
+# through modpost.  No vmlinux is built, so modpost's undefined-symbol
 # warnings are allowed exactly for symbols Debian's 6.12 kernel or KUnit
 # exports (Module.symvers of linux-headers-6.12) and none other.
 # rdma-core is configured with cmake and built with ninja after each patch
@@ -469,8 +471,22 @@ build_linux_patch() {
 		echo "(nothing compiled changed)" >> "$log"
 		return 0
 	fi
+	# kbuild reaches a single object through the Makefiles above it: until
+	# the hooks patch adds the driver's line to drivers/infiniband/hw or
+	# sw/Makefile, the same line is there during the build only.
+	local descend=() rc=0
+	# shellcheck disable=SC2016 # make variables, written literally
+	grep -q '^obj-$(CONFIG_INFINIBAND_ERI)[[:space:]]' "$ib/hw/Makefile" || {
+		echo 'obj-$(CONFIG_INFINIBAND_ERI) += eri/' >> "$ib/hw/Makefile"
+		descend+=(drivers/infiniband/hw/Makefile); }
+	# shellcheck disable=SC2016
+	grep -q '^obj-$(CONFIG_INFINIBAND_ERI_SIM)[[:space:]]' "$ib/sw/Makefile" || {
+		echo 'obj-$(CONFIG_INFINIBAND_ERI_SIM) += eri_sim/' >> "$ib/sw/Makefile"
+		descend+=(drivers/infiniband/sw/Makefile); }
 	nice -n 19 make -C "$LINUX" O="$LB" -j"$JOBS" W=1 C=1 KBUILD_MODPOST_WARN=1 "${vars[@]}" \
-		"${targets[@]}" "${kos[@]}" >> "$log" 2>&1 || { tail -n 30 "$log" >&2; return 1; }
+		"${targets[@]}" "${kos[@]}" >> "$log" 2>&1 || rc=$?
+	[ ${#descend[@]} -eq 0 ] || git -C "$LINUX" checkout -q -- "${descend[@]}"
+	[ "$rc" = 0 ] || { tail -n 30 "$log" >&2; return 1; }
 	for f in "${kos[@]}"; do
 		[ -f "$LB/$f" ] || { echo "$f was not built" >&2; return 1; }
 	done
