@@ -40,8 +40,8 @@
 # through modpost.  No vmlinux is built, so modpost's undefined-symbol
 # warnings are allowed exactly for symbols Debian's 6.12 kernel or KUnit
 # exports (Module.symvers of linux-headers-6.12) and none other.
-# rdma-core is configured with cmake and built with ninja after each patch
-# (its warnings fail the check too).
+# rdma-core is configured with cmake and built with ninja (through ccache)
+# after each patch; its warnings fail the check too.
 #
 # checkpatch.pl ($ERI_CACHE/checkpatch, as scripts/checkpatch.sh) runs with
 # --strict --no-tree and one type ignored, FILE_PATH_CHANGES ("added, moved
@@ -318,6 +318,7 @@ generate() {
 	done
 	unset GIT_INDEX_FILE
 	git -C "$repo" update-ref "refs/heads/series" "$parent"
+	git -C "$repo" gc --auto --quiet
 
 	rm -rf "$out"
 	git -C "$repo" format-patch -q --cover-letter --no-signature -o "$out" "$base..$parent"
@@ -533,39 +534,19 @@ check_series() {
 
 # --- rdma-core
 RB=$CACHE/rdma-core-build
-MT=$CACHE/rdma-core-mtimes
-# restore_mtimes: files outside providers/eri/ whose content is the one the
-# last build saw get its mtime back, so that a reset and re-apply of the
-# same kernel-headers does not make ninja rebuild all of rdma-core.  Only
-# sources (not CMake files) and only the last content per path: no output
-# is ever built from another content with that mtime.
-restore_mtimes() {
-	local path blob mt
-	[ -f "$MT" ] || return 0
-	while read -r path blob mt; do
-		case $path in providers/eri/*|*CMakeLists.txt) continue ;; esac
-		[ -f "$RC/$path" ] || continue
-		[ "$(git -C "$RC" hash-object "$RC/$path")" = "$blob" ] && touch -d "@$mt" "$RC/$path"
-	done < "$MT"
-}
-record_mtimes() {
-	local path
-	: > "$MT.new"
-	while IFS= read -r path; do
-		[ -f "$RC/$path" ] || continue
-		echo "$path $(git -C "$RC" hash-object "$RC/$path") $(stat -c %Y "$RC/$path")" >> "$MT.new"
-	done < <(git -C "$RC" diff --name-only pristine HEAD)
-	mv "$MT.new" "$MT"
-}
-
+# Every patch rewrites files that all of rdma-core includes (the kernel
+# headers, libibverbs/verbs.h): ccache, keyed by content, makes the
+# recompiles of a warm run cheap without trusting mtimes.
+export CCACHE_DIR=$CACHE/ccache
 build_rdma_core_patch() {
 	local log=$1
-	restore_mtimes
 	if [ ! -f "$RB/build.ninja" ]; then
 		mkdir -p "$RB"
 		(cd "$RB" && nice -n 19 cmake -GNinja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+			-DCMAKE_C_COMPILER_LAUNCHER=ccache \
 			-DNO_MAN_PAGES=1 -DNO_PYVERBS=1 "$RC") >> "$log" 2>&1 ||
 			{ tail -n 30 "$log" >&2; return 1; }
+		echo 1 > "$RB/.eri-ccache"
 	fi
 	nice -n 19 ninja -C "$RB" -j"$JOBS" >> "$log" 2>&1 || { tail -n 30 "$log" >&2; return 1; }
 	if grep -E 'warning:' "$log" | grep -q .; then
@@ -593,8 +574,12 @@ for w in "${which[@]}"; do
 		rdma_core_pristine
 		generate rdma-core "$RC" rdma-core/providers/eri include/uapi/rdma/eri-abi.h
 		if [ "$mode" = check ]; then
+			# rdma-core.sh's build dependencies, and ccache
+			"$top/scripts/debian-packages.sh" cmake ninja-build pkg-config gcc \
+				libnl-3-dev libnl-route-3-dev libudev-dev python3 ccache >&2 ||
+				die "cannot install rdma-core's build dependencies"
+			[ "$(cat "$RB/.eri-ccache" 2>/dev/null)" = 1 ] || rm -rf "$RB"
 			check_series rdma-core "$RC"
-			record_mtimes
 		fi ;;
 	esac
 done
