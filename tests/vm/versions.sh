@@ -35,8 +35,31 @@ check "eri1's wire version knob ($V) says 3" test "$(cat "$V" 2>/dev/null)" = 3
 echo 4 > "$V"
 check "eri1 speaks version 4" test "$(cat "$V")" = 4
 
-b1=$(counter "$D1" rx_bytes) d1=$(counter "$D1" rx_version_drops)
-n0=$(counter "$D0" version_naks)
+# mark RECV SEND: the counters a refusal moves, before it: RECV gets the
+# packets of another version, SEND takes the VERSION_NAK.
+mark() {
+	mb=$(counter "$1" rx_bytes) md=$(counter "$1" rx_version_drops)
+	mn=$(counter "$2" version_naks)
+}
+# refused RECV SEND WHAT: since mark, RECV placed no byte of WHAT and counted
+# the packets of another version; SEND took a VERSION_NAK.
+refused() {
+	local b d n
+	b=$(($(counter "$1" rx_bytes) - mb))
+	d=$(($(counter "$1" rx_version_drops) - md))
+	n=$(($(counter "$2" version_naks) - mn))
+	echo "# $1: $b payload bytes received, $d packets of another version; $2: $n VERSION_NAKs"
+	check "$1 placed no byte of $3 ($b)" test "$b" -eq 0
+	check "$1 counted the packets of another version ($d)" test "$d" -gt 0
+	check "$2 took a VERSION_NAK ($n)" test "$n" -ge 1
+}
+# failed_fast WHAT RC SECONDS: the client of WHAT failed by itself in 10 s.
+failed_fast() {
+	check "$1 fails (exit $2)" test "$2" -ne 0 -a "$2" -ne 124
+	check "within 10 s ($3 s)" test "$3" -le 10
+}
+
+mark "$D1" "$D0"
 in1 timeout 30 ibv_rc_pingpong -d "$D1" -g "$G1" -n 5 > /tmp/srv.out 2>&1 &
 spid=$!
 wait_for 10 listening 18515
@@ -45,23 +68,15 @@ in0 timeout 30 ibv_rc_pingpong -d "$D0" -g "$G0" -n 5 "$B" > /tmp/cli.out 2>&1
 rc=$?
 t=$((SECONDS - t0))
 sed 's/^/#   client: /' /tmp/cli.out | tail -n 3
-check "the pingpong between versions 3 and 4 fails (exit $rc)" \
-	test "$rc" -ne 0 -a "$rc" -ne 124
+failed_fast "the pingpong between versions 3 and 4" "$rc" "$t"
 check "with a remote invalid request error" \
 	grep -qi 'remote invalid request' /tmp/cli.out
-check "within 10 s ($t s)" test "$t" -le 10
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
-b=$(($(counter "$D1" rx_bytes) - b1)) d=$(($(counter "$D1" rx_version_drops) - d1))
-n=$(($(counter "$D0" version_naks) - n0))
-echo "# eri1: $b payload bytes received, $d packets of another version; eri0: $n VERSION_NAKs"
-check "eri1 received no payload byte ($b)" test "$b" -eq 0
-check "eri1 counted the packets of version 3 ($d)" test "$d" -gt 0
-check "eri0 took a VERSION_NAK ($n)" test "$n" -ge 1
+refused "$D1" "$D0" "the sends"
 
 # The other way: eri1 (version 4) writes to eri0 (version 3).
-b0=$(counter "$D0" rx_bytes) d0=$(counter "$D0" rx_version_drops)
-n1=$(counter "$D1" version_naks)
+mark "$D0" "$D1"
 in0 timeout 60 ib_write_bw -d "$D0" -x "$G0" -F -s 4096 -n 200 -p 18660 \
 	> /tmp/srv.out 2>&1 &
 spid=$!
@@ -72,17 +87,10 @@ in1 timeout 60 ib_write_bw -d "$D1" -x "$G1" -F -s 4096 -n 200 -p 18660 "$A" \
 rc=$?
 t=$((SECONDS - t0))
 grep -iE 'fail|error|status' /tmp/cli.out | head -n 3 | sed 's/^/#   client: /'
-check "ib_write_bw from version 4 to version 3 fails (exit $rc)" \
-	test "$rc" -ne 0 -a "$rc" -ne 124
-check "within 10 s ($t s)" test "$t" -le 10
+failed_fast "ib_write_bw from version 4 to version 3" "$rc" "$t"
 kill "$spid" 2>/dev/null
 wait "$spid" 2>/dev/null
-b=$(($(counter "$D0" rx_bytes) - b0)) d=$(($(counter "$D0" rx_version_drops) - d0))
-n=$(($(counter "$D1" version_naks) - n1))
-echo "# eri0: $b payload bytes received, $d packets of another version; eri1: $n VERSION_NAKs"
-check "eri0 placed no byte of the writes ($b)" test "$b" -eq 0
-check "eri0 counted the packets of version 4 ($d)" test "$d" -gt 0
-check "eri1 took a VERSION_NAK ($n)" test "$n" -ge 1
+refused "$D0" "$D1" "the writes"
 
 # Both at version 3 again.
 echo 3 > "$V"
