@@ -27,6 +27,8 @@ PKGS=(
 	perftest rdmacm-utils ibverbs-utils iproute2 iputils-ping
 	# tests/vm/gso.sh: the veths' offloads
 	ethtool
+	# tests/vm/cc.sh: the TCP (cubic) flow beside an ERI QP
+	iperf3
 	# tests/vm/apps.sh: the applications, run in the guest from the host's root
 	ucx-utils openmpi-bin libopenmpi-dev libfabric-bin fio nvme-cli
 	nfs-kernel-server
