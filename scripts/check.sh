@@ -11,7 +11,7 @@
 # Environment:
 #   ERI_CHECK_FLAVOURS  kernel flavours to build for (default "6.1 6.1-cloud 6.12")
 #   ERI_VM_FLAVOURS     flavours to run tests/vm/*.sh on (default "6.1 6.12 6.1-cloud")
-#   ERI_VM_TIMEOUT      per-test VM timeout in seconds (default 600)
+#   ERI_VM_TIMEOUT      per-test time limit in seconds (default 600)
 #   ERI_INSTALL_MODE    "dkms": tests/vm/install.sh installs eri-dkms and
 #                       builds in the guest (7-8 minutes a kernel) instead
 #                       of eri-modules-<release>
@@ -22,7 +22,7 @@
 #   "# check-flavours: 6.12"  run it on these of ERI_VM_FLAVOURS only (for a
 #                             long test of the device's own transport, which
 #                             does not differ between kernels)
-#   "# check-timeout: 900"    its VM timeout, when it needs more than the default
+#   "# check-timeout: 900"    its time limit, when it needs more than the default
 #   "# check-packages: yes"   ERI's Debian packages (the deb step) as
 #                             ERI_DEBS, and no --modules, --rdma-core or
 #                             perftest (tests/vm/install.sh)
@@ -254,71 +254,34 @@ fi
 test_meta() {
 	sed -n "s/^# check-$1: *//p" "$2" | head -n 1
 }
-for fl in $VM_FLAVOURS; do
-	ver=${ver_of[$fl]:-}
-	[ -n "$ver" ] || ver=$(scripts/kernel.sh version "$fl" 2>/dev/null) || ver=
-	for t in "${tests[@]}"; do
-		name=vm-$(basename "$t" .sh)-$fl
-		only=$(test_meta flavours "$t")
-		if [ -n "$only" ] && [[ " $only " != *" $fl "* ]]; then
-			continue
-		fi
-		if [ "$setup_ok" = 0 ] || [ -z "$ver" ]; then
-			skip "$name" "setup failed"
-			continue
-		fi
-		tmo=$(test_meta timeout "$t")
-		args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
-		if [ "$(test_meta packages "$t")" = yes ]; then
-			if [ "$debs_ok" = 0 ]; then
-				skip "$name" "the packages did not build"
-				continue
-			fi
-			[ -n "${ERI_INSTALL_MODE:-}" ] && args+=(--env "ERI_INSTALL_MODE=$ERI_INSTALL_MODE")
-			run_step "$name" - scripts/vm-run "${args[@]}" --env "ERI_DEBS=$top/build/deb" "$t" || true
-			continue
-		fi
-		[ -d "build/$ver" ] && args+=(--modules "build/$ver")
-		[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
-		run_step "$name" - scripts/vm-run "${args[@]}" "${perftest_env[@]}" "$t" || true
-	done
-done
-
-# ------------------------------------------------------------------ debug kernel
-# 6.12 with KASAN, lockdep, kmemleak, UBSAN, debugobjects, failslab and the
-# KUnit framework (scripts/debug-kernel.sh; about 30 minutes cold, cached).
-# The KUnit suites run as their modules load (kunit-debug); then integration
-# tests, each followed by unloading the modules, and the executable
-# tests/vm-debug/*.sh (the failslab pass; a script's "# check-timeout: N" line
-# replaces the default timeout of 900 s), all in one boot, with a kmemleak
-# scan at its end (debug_series below).
-# Entries are SCRIPT[:ARG...] (colon-separated arguments to the script).
-DEBUG_VM_TESTS="kverbs frwr mr rc:eri:quick unplug gso:inflight admin_fault hostile_net hostile_user"
-if [ -n "${ERI_DEBUG_TESTS:-}" ]; then
-	read -r -a dtests <<<"$ERI_DEBUG_TESTS"
-else
-	dtests=()
-	for t in $DEBUG_VM_TESTS; do dtests+=("tests/vm/${t%%:*}.sh${t#"${t%%:*}"}"); done
-	mapfile -t -O "${#dtests[@]}" dtests < <(find tests/vm-debug -maxdepth 1 -name '*.sh' \
-		! -name kunit.sh -type f -perm -u+x 2>/dev/null | sort)
-fi
-# The tests run in one boot (tests/vm/series.sh): a boot of the debug kernel
-# and vm-run's leak scan take well over a minute under TCG, as much as a
-# short test.  Each test is still its own step, from its results in the series'
-# output; the step vm-series-6.12-debug is the boot, vm-run's dmesg check of
-# the whole run, the unload and the kmemleak scan at its end.
-debug_series() {
-	local t tmo total=600 name d st args out=$logs/vm-series-6.12-debug
-	for t in "${dtests[@]}"; do
+# vm_series FLAVOUR MODULES TEST...: the tests in one boot of FLAVOUR
+# (tests/vm/series.sh), each test still its own step, from its results in the
+# series' output: a boot and vm-run's checks cost 10-25 s under TCG (over a
+# minute on the debug kernel, with its leak scan), as much as a short test.
+# The step vm-series-FLAVOUR is the boot, vm-run's dmesg check of the whole
+# run and, on the debug kernel, the unload and the kmemleak scan at its end.
+# Between tests series.sh deletes links, namespaces and veths and unloads the
+# modules, and fails a test whose kernel lines show a problem.  Entries are
+# SCRIPT[:ARG...] (colon-separated arguments to the script).  The guest's
+# time limit is the tests' own ("# check-timeout:" or ERI_VM_TIMEOUT) summed,
+# at most ERI_SERIES_TIMEOUT (default 2700 s): a kernel that hangs costs
+# that much of CI's time, not hours.
+vm_series() {
+	local fl=$1 mods=$2 t tmo total=300 name d st args out
+	shift 2
+	out=$logs/vm-series-$fl
+	for t in "$@"; do
 		tmo=$(test_meta timeout "${t%%:*}")
-		total=$((total + ${tmo:-900}))
+		total=$((total + ${tmo:-$VM_TIMEOUT}))
 	done
-	args=(--kernel 6.12-debug --timeout "$total" --out "$out" --modules "build/$dbg_rel")
+	[ "$total" -le "${ERI_SERIES_TIMEOUT:-2700}" ] || total=${ERI_SERIES_TIMEOUT:-2700}
+	args=(--kernel "$fl" --timeout "$total" --out "$out" --env "ERI_TEST_TIMEOUT=$VM_TIMEOUT")
+	[ -d "$mods" ] && args+=(--modules "$mods")
 	[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
-	run_step vm-series-6.12-debug - scripts/vm-run "${args[@]}" "${perftest_env[@]}" \
-		tests/vm/series.sh "${dtests[@]}" || true
-	for t in "${dtests[@]}"; do
-		name=vm-$(basename "${t%%:*}" .sh)-6.12-debug
+	run_step "vm-series-$fl" - scripts/vm-run "${args[@]}" "${perftest_env[@]}" \
+		tests/vm/series.sh "$@" || true
+	for t in "$@"; do
+		name=vm-$(basename "${t%%:*}" .sh)-$fl
 		d=$out/series/$(basename "${t%%:*}" .sh)
 		if [ ! -f "$d/status" ]; then
 			fail "$name" /dev/null "did not run: the series ended before it (see $out.log)"
@@ -334,6 +297,8 @@ debug_series() {
 			fail "$name" "$logs/$name.log" "the kernel log shows problems during it"
 		elif [ "$st" = 77 ]; then
 			skip "$name" "$(grep -m1 '^# skip' "$logs/$name.log" | sed 's/^# skip: //')"
+		elif [ "$st" = 124 ]; then
+			fail "$name" "$logs/$name.log" "timed out"
 		elif [ "$st" != 0 ]; then
 			fail "$name" "$logs/$name.log" "exit status $st"
 		else
@@ -342,6 +307,53 @@ debug_series() {
 	done
 }
 
+for fl in $VM_FLAVOURS; do
+	ver=${ver_of[$fl]:-}
+	[ -n "$ver" ] || ver=$(scripts/kernel.sh version "$fl" 2>/dev/null) || ver=
+	stests=()
+	for t in "${tests[@]}"; do
+		name=vm-$(basename "$t" .sh)-$fl
+		only=$(test_meta flavours "$t")
+		if [ -n "$only" ] && [[ " $only " != *" $fl "* ]]; then
+			continue
+		fi
+		if [ "$setup_ok" = 0 ] || [ -z "$ver" ]; then
+			skip "$name" "setup failed"
+			continue
+		fi
+		if [ "$(test_meta packages "$t")" != yes ]; then
+			stests+=("$t")
+			continue
+		fi
+		# Installs packages: a boot of its own.
+		if [ "$debs_ok" = 0 ]; then
+			skip "$name" "the packages did not build"
+			continue
+		fi
+		tmo=$(test_meta timeout "$t")
+		args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
+		[ -n "${ERI_INSTALL_MODE:-}" ] && args+=(--env "ERI_INSTALL_MODE=$ERI_INSTALL_MODE")
+		run_step "$name" - scripts/vm-run "${args[@]}" --env "ERI_DEBS=$top/build/deb" "$t" || true
+	done
+	[ "${#stests[@]}" -eq 0 ] || vm_series "$fl" "build/$ver" "${stests[@]}"
+done
+
+# ------------------------------------------------------------------ debug kernel
+# 6.12 with KASAN, lockdep, kmemleak, UBSAN, debugobjects, failslab and the
+# KUnit framework (scripts/debug-kernel.sh; about 30 minutes cold, cached).
+# The KUnit suites run as their modules load (kunit-debug); then integration
+# tests, each followed by unloading the modules, and the executable
+# tests/vm-debug/*.sh (the failslab pass), all in one boot, with a kmemleak
+# scan at its end (vm_series above).
+DEBUG_VM_TESTS="kverbs frwr mr rc:eri:quick unplug gso:inflight admin_fault hostile_net hostile_user"
+if [ -n "${ERI_DEBUG_TESTS:-}" ]; then
+	read -r -a dtests <<<"$ERI_DEBUG_TESTS"
+else
+	dtests=()
+	for t in $DEBUG_VM_TESTS; do dtests+=("tests/vm/${t%%:*}.sh${t#"${t%%:*}"}"); done
+	mapfile -t -O "${#dtests[@]}" dtests < <(find tests/vm-debug -maxdepth 1 -name '*.sh' \
+		! -name kunit.sh -type f -perm -u+x 2>/dev/null | sort)
+fi
 dbg_rel=
 debug_kernel() {
 	scripts/debug-kernel.sh > "$logs/debug-kernel.stdout"
@@ -362,7 +374,7 @@ if [ "${dtests[*]}" != none ]; then
 				skip "vm-$(basename "${t%%:*}" .sh)-6.12-debug" "the modules did not build"
 			done
 		else
-			debug_series
+			vm_series 6.12-debug "build/$dbg_rel" "${dtests[@]}"
 		fi
 	else
 		fail debug-kernel "$logs/debug-kernel.log" "scripts/debug-kernel.sh failed"

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # Several VM tests in one boot of the guest, one after the other: what make
-# check does on the debug kernel, where a boot and vm-run's leak scan cost
-# as much as a short test (well over a minute a run under TCG).
+# check does on every kernel, where a boot and vm-run's checks cost as much
+# as a short test (10-25 s under TCG, well over a minute on the debug kernel
+# with its leak scan).
 #
 #   scripts/vm-run ... tests/vm/series.sh SCRIPT[:ARG...] ...
 #
-# Each test runs under `timeout` (its "# check-timeout:" header, default
-# 900 s) with its output in $ERI_OUT/series/NAME/ (stdout.txt, stderr.txt,
+# Each test runs under `timeout` (its "# check-timeout:" header, else
+# ERI_TEST_TIMEOUT, else 900 s; status 124 when it runs out) with its output in $ERI_OUT/series/NAME/ (stdout.txt, stderr.txt,
 # status, seconds, and dmesg.txt: the kernel lines it caused), NAME being
 # the script's base name.  After each, as vm-run does after a single test:
 # every RDMA link, network namespace and veth is deleted and the modules
@@ -63,7 +64,7 @@ for entry in "$@"; do
 	echo "eri-series: start of $name" > /dev/kmsg
 	t0=$SECONDS
 	echo "series: $name: ${argv[*]:1}" > /dev/console
-	(cd "$top" && timeout -k 10 "${tmo:-900}" bash "$script" "${argv[@]:1}") \
+	(cd "$top" && timeout -k 10 "${tmo:-${ERI_TEST_TIMEOUT:-900}}" bash "$script" "${argv[@]:1}") \
 		< /dev/null > "$d/stdout.txt" 2> "$d/stderr.txt"
 	status=$?
 	echo $((SECONDS - t0)) > "$d/seconds"
