@@ -9,9 +9,10 @@
 #   scripts/vm-run ... tests/vm/series.sh SCRIPT[:ARG...] ...
 #
 # Each test runs under `timeout` (its "# check-timeout:" header, else
-# ERI_TEST_TIMEOUT, else 900 s; status 124 when it runs out) with its output in $ERI_OUT/series/NAME/ (stdout.txt, stderr.txt,
-# status, seconds, and dmesg.txt: the kernel lines it caused), NAME being
-# the script's base name.  After each, as vm-run does after a single test:
+# ERI_TEST_TIMEOUT, else 900 s; status 124 when it runs out) with its
+# output in $ERI_OUT/series/NAME/ (stdout.txt, stderr.txt, status, seconds,
+# and dmesg.txt: the kernel lines it caused), NAME being the script's base
+# name.  After each, as vm-run does after a single test:
 # every RDMA link, network namespace and veth is deleted and the modules
 # vm-run installed are unloaded; a test after which they cannot be is
 # failed (status 1, "unload-failed").  A test whose kernel lines show a
