@@ -50,8 +50,13 @@
  * the link may stay silent before the requester tries again.
  */
 #define ERI_SIM_MAX_RTO_NS	(2ULL * NSEC_PER_SEC)
-/* Lower bound of the tail-loss probe timeout. */
-#define ERI_SIM_MIN_PTO_NS	(200 * NSEC_PER_USEC)
+/*
+ * Lower bound of the tail-loss probe timeout, TCP's (TCP_TIMEOUT_MIN_US).
+ * The probe's timer is not cancelled when an ACK empties the window: it
+ * fires once per timeout while messages flow, and a small one costs a
+ * ping-pong a timer interrupt every few exchanges.
+ */
+#define ERI_SIM_MIN_PTO_NS	(2 * NSEC_PER_MSEC)
 /* The responder acknowledges at the latest this long after a request. */
 #define ERI_SIM_DELACK_NS	(100 * NSEC_PER_USEC)
 /*
