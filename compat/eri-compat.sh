@@ -95,6 +95,8 @@ cflags() {
 	has RDMA_DRIVER_ERI uapi/rdma/ib_user_ioctl_verbs.h || flags+=(-DERI_COMPAT_NO_DRIVER_ID)
 	# Linux 6.6 marks slow KUnit cases.
 	has KUNIT_CASE_SLOW kunit/test.h || flags+=(-DERI_COMPAT_NO_KUNIT_CASE_SLOW)
+	# Linux 6.11 names the cast from a route's dst_entry to its rtable.
+	has 'define dst_rtable' net/route.h || flags+=(-DERI_COMPAT_NO_DST_RTABLE)
 	echo "${flags[*]}"
 }
 

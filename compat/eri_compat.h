@@ -29,6 +29,11 @@
 #define KUNIT_CASE_SLOW(test_name) KUNIT_CASE(test_name)
 #endif
 
+#ifdef ERI_COMPAT_NO_DST_RTABLE
+/* Linux 6.11: a route's rtable from its dst_entry, its first member. */
+#define dst_rtable(_ptr) container_of(_ptr, struct rtable, dst)
+#endif
+
 #ifdef ERI_COMPAT_NO_VM_FLAGS_MOD
 #include <linux/mm.h>
 
