@@ -358,6 +358,7 @@ static bool eri_sim_rx_addrs(const struct sk_buff *skb, struct in6_addr *saddr,
  */
 static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 {
+	struct sk_buff_head held;
 	struct in6_addr saddr, daddr;
 	struct eri_wire_hdr first;
 	struct eri_sim_dev *sdev;
@@ -407,13 +408,18 @@ static void eri_sim_rx_skb(struct sock *sk, struct sk_buff *skb)
 	rcu_read_unlock();
 	trace_eri_sim_rx(sdev->ibdev_name, qp->qpn, nsegs, skb->len);
 
+	__skb_queue_head_init(&held);
 	spin_lock(&qp->lock);
-	if (qp->type == ERI_QPT_RC)
+	if (qp->type == ERI_QPT_RC) {
+		qp->ack_held = &held;
 		eri_sim_rx_rc_locked(qp, skb, &first, &saddr, seg_len, nsegs,
 				     ce);
-	else
+		qp->ack_held = NULL;
+	} else {
 		eri_sim_rx_ud_locked(qp, skb, seg_len, nsegs, ce);
+	}
 	spin_unlock(&qp->lock);
+	eri_sim_pkt_xmit_held(qp->sdev, &held);
 	eri_sim_qp_put(qp);
 	consume_skb(skb);
 	return;
@@ -669,6 +675,42 @@ struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 	return skb;
 }
 
+/*
+ * An ACK routed while qp->lock was held, in its skb->cb until
+ * eri_sim_pkt_xmit_held() hands it to the stack: the route (with its
+ * reference) and what the tunnel's headers take from the QP.
+ */
+struct eri_sim_held_ack {
+	struct dst_entry *dst;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	__be32 label;
+	__be16 sport;
+	u8 tos;
+	u8 ttl;
+};
+
+static_assert(sizeof(struct eri_sim_held_ack) <=
+	      sizeof_field(struct sk_buff, cb));
+
+/* Keep @skb, routed by @dst from @saddr, for eri_sim_pkt_xmit_held(). */
+static void eri_sim_pkt_hold(struct eri_sim_qp *qp, struct sk_buff *skb,
+			     struct dst_entry *dst,
+			     const struct in6_addr *saddr, __be32 label)
+{
+	struct eri_sim_held_ack *h = (struct eri_sim_held_ack *)skb->cb;
+
+	lockdep_assert_held(&qp->lock);
+	h->dst = dst;
+	h->saddr = *saddr;
+	h->daddr = qp->daddr;
+	h->label = label;
+	h->sport = htons(0xc000 | (qp->qpn & 0x3fff));
+	h->tos = (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+	h->ttl = qp->ttl;
+	__skb_queue_tail(qp->ack_held, skb);
+}
+
 #if IS_ENABLED(CONFIG_IPV6)
 /*
  * The route of @qp's IPv6 path, through the device's netdev (which a
@@ -707,7 +749,7 @@ static struct dst_entry *eri_sim_route6(struct eri_sim_qp *qp,
  * false when there is no socket or no route (@skb untouched).
  */
 static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
-			      struct sk_buff *skb)
+			      struct sk_buff *skb, bool hold)
 {
 	struct socket *sock = rcu_dereference(en->sock[ERI_SIM_SOCK_IPV6]);
 	__be32 label = cpu_to_be32(qp->flow_label) & IPV6_FLOWLABEL_MASK;
@@ -719,6 +761,10 @@ static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
 	dst = eri_sim_route6(qp, sock, &saddr);
 	if (!dst)
 		return false;
+	if (hold) {
+		eri_sim_pkt_hold(qp, skb, dst, &saddr, label);
+		return true;
+	}
 	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
 			     (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
 			     qp->ttl, label,
@@ -735,7 +781,7 @@ static struct dst_entry *eri_sim_route6(struct eri_sim_qp *qp,
 }
 
 static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
-			      struct sk_buff *skb)
+			      struct sk_buff *skb, bool hold)
 {
 	return false;
 }
@@ -772,10 +818,11 @@ static struct rtable *eri_sim_route4(struct eri_sim_qp *qp, struct net *net,
  * Return: false when there is no socket or no route (@skb untouched).
  */
 static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
-			      struct sk_buff *skb)
+			      struct sk_buff *skb, bool hold)
 {
 	struct socket *sock = rcu_dereference(en->sock[ERI_SIM_SOCK_IPV4]);
 	__be32 daddr = qp->daddr.s6_addr32[3];
+	struct in6_addr saddr6;
 	struct rtable *rt;
 	__be32 saddr;
 
@@ -784,6 +831,11 @@ static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
 	rt = eri_sim_route4(qp, en->net, &saddr);
 	if (!rt)
 		return false;
+	if (hold) {
+		ipv6_addr_set_v4mapped(saddr, &saddr6);
+		eri_sim_pkt_hold(qp, skb, &rt->dst, &saddr6, 0);
+		return true;
+	}
 	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, daddr,
 			    (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
 			    qp->ttl, htons(IP_DF),
@@ -836,16 +888,12 @@ u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 	return n;
 }
 
-/**
- * eri_sim_pkt_xmit - send a packet, or a super-packet, of @qp to its peer
- * @qp: the QP
- * @skb: from eri_sim_pkt_alloc(), header filled in, or a super-packet
- *	(eri_sim_txb_flush(): GSO fields set)
- *
- * qp->lock held (it covers the route cache).  Consumes @skb; a packet
- * without a socket or a route is dropped, as on a wire.
+/*
+ * eri_sim_pkt_xmit(), or with @hold, routed and counted but kept on
+ * @qp->ack_held.
  */
-void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
+static void eri_sim_pkt_send(struct eri_sim_qp *qp, struct sk_buff *skb,
+			     bool hold)
 {
 	u32 npkts = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
 	struct eri_sim_net *en = qp->sdev->net;
@@ -868,8 +916,8 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 	 * instead of dropping.
 	 */
 	rcu_read_lock();
-	sent = en && (qp->ipv6 ? eri_sim_pkt_xmit6(qp, en, skb) :
-				 eri_sim_pkt_xmit4(qp, en, skb));
+	sent = en && (qp->ipv6 ? eri_sim_pkt_xmit6(qp, en, skb, hold) :
+				 eri_sim_pkt_xmit4(qp, en, skb, hold));
 	rcu_read_unlock();
 	if (!sent) {
 		kfree_skb(skb);
@@ -880,6 +928,81 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
 	eri_sim_stat_add(qp->sdev, ERI_STAT_TX_SKBS, 1);
 	qp->tx_pkts += npkts;
 	qp->tx_skbs++;
+}
+
+/**
+ * eri_sim_pkt_xmit - send a packet, or a super-packet, of @qp to its peer
+ * @qp: the QP
+ * @skb: from eri_sim_pkt_alloc(), header filled in, or a super-packet
+ *	(eri_sim_txb_flush(): GSO fields set)
+ *
+ * qp->lock held (it covers the route cache).  Consumes @skb; a packet
+ * without a socket or a route is dropped, as on a wire.
+ */
+void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
+{
+	eri_sim_pkt_send(qp, skb, false);
+}
+
+/**
+ * eri_sim_pkt_xmit_ack - send an ACK or NAK of @qp's responder
+ * @qp: the QP
+ * @skb: from eri_sim_pkt_alloc(), header filled in
+ *
+ * qp->lock held.  As eri_sim_pkt_xmit(); while the receive path holds the
+ * lock (@qp->ack_held), the ACK is routed and counted now, and waits
+ * there to be handed to the stack once the lock is released.
+ */
+void eri_sim_pkt_xmit_ack(struct eri_sim_qp *qp, struct sk_buff *skb)
+{
+	eri_sim_pkt_send(qp, skb, qp->ack_held);
+}
+
+/**
+ * eri_sim_pkt_xmit_held - hand the ACKs a receive batch held to the stack
+ * @sdev: the device of their QP
+ * @held: the ACKs, in the order they were sent
+ *
+ * Softirq context, no lock held.  Consumes every ACK on @held.
+ */
+void eri_sim_pkt_xmit_held(struct eri_sim_dev *sdev, struct sk_buff_head *held)
+{
+	struct eri_sim_net *en;
+	struct sk_buff *skb;
+
+	rcu_read_lock();
+	en = sdev->net;
+	while ((skb = __skb_dequeue(held))) {
+		struct eri_sim_held_ack h;
+		struct socket *sock;
+		bool ipv6;
+
+		/* The stack's own control block takes its place. */
+		memcpy(&h, skb->cb, sizeof(h));
+		ipv6 = h.dst->ops->family == AF_INET6;
+		sock = en ? rcu_dereference(en->sock[ipv6 ? ERI_SIM_SOCK_IPV6 :
+							   ERI_SIM_SOCK_IPV4]) :
+			    NULL;
+		if (!sock) {
+			dst_release(h.dst);
+			kfree_skb(skb);
+			continue;
+		}
+#if IS_ENABLED(CONFIG_IPV6)
+		if (ipv6) {
+			udp_tunnel6_xmit_skb(h.dst, sock->sk, skb, NULL,
+					     &h.saddr, &h.daddr, h.tos, h.ttl,
+					     h.label, h.sport,
+					     htons(ERI_UDP_PORT), false);
+			continue;
+		}
+#endif
+		udp_tunnel_xmit_skb(dst_rtable(h.dst), sock->sk, skb,
+				    h.saddr.s6_addr32[3], h.daddr.s6_addr32[3],
+				    h.tos, h.ttl, htons(IP_DF), h.sport,
+				    htons(ERI_UDP_PORT), false, false);
+	}
+	rcu_read_unlock();
 }
 
 /**
@@ -925,5 +1048,5 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 	}
 	trace_eri_sim_ack_tx(qp->sdev->ibdev_name, qp->qpn,
 			     be32_to_cpu(hdr->ack_psn), syndrome);
-	eri_sim_pkt_xmit(qp, skb);
+	eri_sim_pkt_xmit_ack(qp, skb);
 }

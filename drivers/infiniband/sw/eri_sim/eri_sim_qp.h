@@ -279,6 +279,12 @@ struct eri_sim_qp {
 	u8 dgid[16];
 	/* RC: the peer's route.  UD: the last destination's (eri_sim_ud.c). */
 	struct dst_cache dst_cache;
+	/*
+	 * While the receive path holds @lock: where the ACKs it sends wait,
+	 * routed, to be handed to the stack after it lets go (a kick that
+	 * answers the batch's completion must not wait for their transmission).
+	 */
+	struct sk_buff_head *ack_held;
 	u32 qkey;		/* UD and GSI */
 
 	/* Counters: @sq_kicks any context, the others under @lock. */
@@ -526,6 +532,8 @@ void eri_sim_net_exit(void);
 struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 				  struct eri_wire_hdr **hdr);
 void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb);
+void eri_sim_pkt_xmit_ack(struct eri_sim_qp *qp, struct sk_buff *skb);
+void eri_sim_pkt_xmit_held(struct eri_sim_dev *sdev, struct sk_buff_head *held);
 int eri_sim_gid_family(const u8 *sgid, const u8 *dgid);
 bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr);
 void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
