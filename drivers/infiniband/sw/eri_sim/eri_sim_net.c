@@ -955,7 +955,7 @@ void eri_sim_pkt_xmit(struct eri_sim_qp *qp, struct sk_buff *skb)
  */
 void eri_sim_pkt_xmit_ack(struct eri_sim_qp *qp, struct sk_buff *skb)
 {
-	eri_sim_pkt_send(qp, skb, qp->ack_held);
+	eri_sim_pkt_send(qp, skb, !!qp->ack_held);
 }
 
 /**
