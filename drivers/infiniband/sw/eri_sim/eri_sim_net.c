@@ -675,6 +675,18 @@ struct sk_buff *eri_sim_pkt_alloc(struct eri_sim_qp *qp, u32 payload_len,
 	return skb;
 }
 
+/* The outer header's traffic class: ECN-capable, so routers mark, not drop. */
+static u8 eri_sim_pkt_tos(const struct eri_sim_qp *qp)
+{
+	return (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+}
+
+/* The UDP source port: per QP, for the path's ECMP hash. */
+static __be16 eri_sim_pkt_sport(const struct eri_sim_qp *qp)
+{
+	return htons(0xc000 | (qp->qpn & 0x3fff));
+}
+
 /*
  * An ACK routed while qp->lock was held, in its skb->cb until
  * eri_sim_pkt_xmit_held() hands it to the stack: the route (with its
@@ -705,8 +717,8 @@ static void eri_sim_pkt_hold(struct eri_sim_qp *qp, struct sk_buff *skb,
 	h->saddr = *saddr;
 	h->daddr = qp->daddr;
 	h->label = label;
-	h->sport = htons(0xc000 | (qp->qpn & 0x3fff));
-	h->tos = (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0;
+	h->sport = eri_sim_pkt_sport(qp);
+	h->tos = eri_sim_pkt_tos(qp);
 	h->ttl = qp->ttl;
 	__skb_queue_tail(qp->ack_held, skb);
 }
@@ -766,9 +778,8 @@ static bool eri_sim_pkt_xmit6(struct eri_sim_qp *qp, struct eri_sim_net *en,
 		return true;
 	}
 	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
-			     (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
-			     qp->ttl, label,
-			     htons(0xc000 | (qp->qpn & 0x3fff)),
+			     eri_sim_pkt_tos(qp), qp->ttl, label,
+			     eri_sim_pkt_sport(qp),
 			     htons(ERI_UDP_PORT), false);
 	return true;
 }
@@ -837,9 +848,8 @@ static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
 		return true;
 	}
 	udp_tunnel_xmit_skb(rt, sock->sk, skb, saddr, daddr,
-			    (qp->tclass & ~INET_ECN_MASK) | INET_ECN_ECT_0,
-			    qp->ttl, htons(IP_DF),
-			    htons(0xc000 | (qp->qpn & 0x3fff)),
+			    eri_sim_pkt_tos(qp), qp->ttl, htons(IP_DF),
+			    eri_sim_pkt_sport(qp),
 			    htons(ERI_UDP_PORT), false, false);
 	return true;
 }
