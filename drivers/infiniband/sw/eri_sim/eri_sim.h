@@ -122,6 +122,14 @@ struct eri_sim_port {
 struct eri_sim_dev {
 	struct eri_bus_dev bus;
 	struct device_dma_parameters dma_parms;
+	/*
+	 * The I/O address space (eri_sim_dma.c): bus page number to host
+	 * page, and the next bus page a mapping may take.
+	 */
+	struct xarray iotlb;
+	atomic_long_t dma_next_pfn;
+	/* No DMA operations in this kernel: bus addresses are physical. */
+	bool dma_direct;
 	/* In eri_sim_devs; list and @removing under eri_sim_lock. */
 	struct list_head list;
 	bool removing;
@@ -268,7 +276,14 @@ int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
 int eri_sim_mr_invalidate(struct eri_sim_dev *sdev, u32 pdn, u32 key);
 
 /* eri_sim_dma.c */
+void eri_sim_dma_init(struct eri_sim_dev *sdev);
+int eri_sim_dma_attach(struct eri_sim_dev *sdev, struct device *dev);
+void eri_sim_dma_fini(struct eri_sim_dev *sdev);
 void *eri_sim_dma_ptr(struct eri_sim_dev *sdev, u64 addr, size_t len);
+#if IS_ENABLED(CONFIG_KUNIT)
+dma_addr_t eri_sim_dma_map(struct eri_sim_dev *sdev, struct page *page,
+			   unsigned long offset, size_t size);
+#endif
 
 /* eri_sim_main.c */
 void eri_sim_port_work(struct work_struct *work);

@@ -556,7 +556,7 @@ int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
  *
  * qp->lock held; as eri_sim_txb_add().
  *
- * Return: 0, -ENOMEM, or -EFAULT (a page of the region that is not RAM).
+ * Return: 0, -ENOMEM, or -EFAULT (a page of the region that is not mapped).
  */
 int eri_sim_txb_add_mr(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 		       struct eri_sim_mr *mr, u64 iova, u32 len)

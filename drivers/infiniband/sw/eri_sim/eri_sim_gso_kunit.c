@@ -42,6 +42,7 @@ static void t_gso_exit(struct kunit *test)
 		if (t->pages[i])
 			__free_page(t->pages[i]);
 	free_percpu(t->sdev->stats);
+	eri_sim_dma_fini(t->sdev);
 }
 
 /*
@@ -79,13 +80,18 @@ static int t_gso_init(struct kunit *test)
 		p = page_address(t->pages[i]);
 		for (j = 0; j < PAGE_SIZE; j++)
 			p[j] = (u8)((i * PAGE_SIZE + j) * 7);
-		t->pbl[i] = cpu_to_le64(page_to_phys(t->pages[i]));
+		t->pbl[i] = cpu_to_le64(eri_sim_dma_map(t->sdev, t->pages[i], 0,
+							PAGE_SIZE));
 	}
 	reg.key = cpu_to_le32(T_MR_KEY);
 	reg.pdn = cpu_to_le32(T_PDN);
 	reg.iova = cpu_to_le64(T_MR_IOVA);
 	reg.length = cpu_to_le64(T_MR_PAGES * PAGE_SIZE);
-	reg.pbl_addr = cpu_to_le64(virt_to_phys(t->pbl));
+	reg.pbl_addr = cpu_to_le64(eri_sim_dma_map(t->sdev,
+						   virt_to_page(t->pbl),
+						   offset_in_page(t->pbl),
+						   T_MR_PAGES *
+						   sizeof(*t->pbl)));
 	reg.npages = cpu_to_le32(T_MR_PAGES);
 	reg.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_REG_MR_ACCESS,
 					 ERI_MR_ACCESS_LOCAL_WRITE) |

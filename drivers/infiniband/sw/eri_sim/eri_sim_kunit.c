@@ -52,6 +52,23 @@ static void t_write64(struct eri_sim_test *t, u32 lo, u32 hi, u64 val)
 	t_write(t, hi, upper_32_bits(val));
 }
 
+/* The bus address of @len bytes at @p, mapped until the test ends. */
+static u64 t_dma(struct eri_sim_test *t, const void *p, size_t len)
+{
+	return eri_sim_dma_map(t->sdev, virt_to_page(p), offset_in_page(p),
+			       len);
+}
+
+static u64 t_dma_page(struct eri_sim_test *t, struct page *page, size_t len)
+{
+	return eri_sim_dma_map(t->sdev, page, 0, len);
+}
+
+static u64 t_ceq(struct eri_sim_test *t)
+{
+	return t_dma(t, t->ceq, sizeof(*t->ceq) << T_EQ_DEPTH_LOG);
+}
+
 static irqreturn_t t_irq(int vector, void *data)
 {
 	struct eri_sim_test *t = data;
@@ -70,14 +87,14 @@ static void t_sync(struct eri_sim_test *t)
 static void t_program(struct eri_sim_test *t)
 {
 	t_write64(t, ERI_REG_AQ_SQ_BASE_LO, ERI_REG_AQ_SQ_BASE_HI,
-		  virt_to_phys(t->sq));
+		  t_dma(t, t->sq, ERI_AQ_SQE_SIZE << T_AQ_DEPTH_LOG));
 	t_write64(t, ERI_REG_AQ_CQ_BASE_LO, ERI_REG_AQ_CQ_BASE_HI,
-		  virt_to_phys(t->cq));
+		  t_dma(t, t->cq, ERI_AQ_CQE_SIZE << T_AQ_DEPTH_LOG));
 	t_write(t, ERI_REG_AQ_DEPTH_LOG, T_AQ_DEPTH_LOG);
 	t_write64(t, ERI_REG_AEQ_BASE_LO, ERI_REG_AEQ_BASE_HI,
-		  virt_to_phys(t->aeq));
+		  t_dma(t, t->aeq, sizeof(*t->aeq) << T_EQ_DEPTH_LOG));
 	t_write64(t, ERI_REG_AEQ_DBREC_LO, ERI_REG_AEQ_DBREC_HI,
-		  virt_to_phys(&t->dbrecs[0]));
+		  t_dma(t, &t->dbrecs[0], sizeof(t->dbrecs[0])));
 	t_write(t, ERI_REG_AEQ_DEPTH_LOG, T_EQ_DEPTH_LOG);
 }
 
@@ -132,6 +149,7 @@ static void eri_sim_test_exit(struct kunit *test)
 	destroy_workqueue(t->sdev->wq);
 	destroy_workqueue(t->sdev->qp_wq);
 	free_percpu(t->sdev->stats);
+	eri_sim_dma_fini(t->sdev);
 }
 
 static void t_enable(struct kunit *test, struct eri_sim_test *t)
@@ -181,7 +199,8 @@ static u8 t_create_eq(struct kunit *test, struct eri_sim_test *t, u32 eqn,
 	struct eri_aq_create_eq_cmd cmd = {
 		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_EQ),
 		.ring_addr = cpu_to_le64(ring),
-		.dbrec_addr = cpu_to_le64(virt_to_phys(&t->dbrecs[1])),
+		.dbrec_addr = cpu_to_le64(t_dma(t, &t->dbrecs[1],
+						sizeof(t->dbrecs[1]))),
 		.eqn = cpu_to_le32(eqn),
 		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_EQ_DEPTH_LOG,
 					      depth_log) |
@@ -191,7 +210,7 @@ static u8 t_create_eq(struct kunit *test, struct eri_sim_test *t, u32 eqn,
 	return t_exec(test, t, &cmd);
 }
 
-/* An address no RAM backs. */
+/* An address no mapping holds. */
 #define T_NOT_RAM	BIT_ULL(51)
 
 static void eri_sim_test_enable(struct kunit *test)
@@ -279,7 +298,7 @@ static void eri_sim_test_admin(struct kunit *test)
 	};
 	struct eri_aq_cmd_hdr bad = { .hdr = t_hdr(0xee) };
 	struct eri_aq_device_attr *attr = t->resp;
-	u64 ceq = virt_to_phys(t->ceq);
+	u64 ceq = t_dma(t, t->ceq, sizeof(*t->ceq) << T_EQ_DEPTH_LOG);
 	unsigned int i;
 
 	t_enable(test, t);
@@ -287,7 +306,8 @@ static void eri_sim_test_admin(struct kunit *test)
 
 	qd.resp_addr = cpu_to_le64(T_NOT_RAM);
 	KUNIT_EXPECT_EQ(test, t_exec(test, t, &qd), ERI_AQ_STS_DMA_ERR);
-	qd.resp_addr = cpu_to_le64(virt_to_phys(t->resp));
+	qd.resp_addr = cpu_to_le64(t_dma(t, t->resp,
+					 sizeof(struct eri_aq_device_attr)));
 	KUNIT_EXPECT_EQ(test, t_exec(test, t, &qd), ERI_AQ_STS_OK);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(attr->max_qp), 16384U);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(attr->max_mtu), 4096);
@@ -358,7 +378,7 @@ static void eri_sim_test_eq(struct kunit *test)
 	unsigned int i;
 
 	t_enable(test, t);
-	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 1, virt_to_phys(t->ceq),
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 1, t_ceq(t),
 					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
 	KUNIT_EXPECT_EQ(test, eri_sim_ceq_post(t->sdev, 2, 7), -ENODEV);
 
@@ -434,19 +454,36 @@ static void eri_sim_test_regs(struct kunit *test)
 static void eri_sim_test_dma(struct kunit *test)
 {
 	struct eri_sim_test *t = test->priv;
-	u64 pa = virt_to_phys(t->sq);
+	struct page *pages = alloc_pages(GFP_KERNEL, 1);
+	u64 a, b, c;
 
-	KUNIT_EXPECT_PTR_EQ(test, eri_sim_dma_ptr(t->sdev, pa, 64),
-			    (void *)t->sq);
-	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, pa, 0));
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	a = t_dma_page(t, pages, PAGE_SIZE);
+	b = t_dma_page(t, pages, 2 * PAGE_SIZE);
+	c = t_dma(t, page_address(pages) + 100, 8);
+	KUNIT_EXPECT_NE(test, a, (u64)DMA_MAPPING_ERROR);
+	KUNIT_EXPECT_NE(test, b, (u64)DMA_MAPPING_ERROR);
+	/* Nothing below 4 GiB; each mapping its own addresses. */
+	KUNIT_EXPECT_GE(test, a, SZ_4G);
+	KUNIT_EXPECT_GT(test, b, a + PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, c % PAGE_SIZE, 100ULL);
+	KUNIT_EXPECT_PTR_EQ(test, eri_sim_dma_ptr(t->sdev, a, PAGE_SIZE),
+			    page_address(pages));
+	KUNIT_EXPECT_PTR_EQ(test, eri_sim_dma_ptr(t->sdev, b + PAGE_SIZE + 8,
+						  PAGE_SIZE - 8),
+			    page_address(pages) + PAGE_SIZE + 8);
+	KUNIT_EXPECT_PTR_EQ(test, eri_sim_dma_ptr(t->sdev, c, 8),
+			    page_address(pages) + 100);
+	/* Past a mapping's end: the page after it is never mapped. */
+	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, a, PAGE_SIZE + 1));
+	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, a + PAGE_SIZE, 1));
+	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, a, 0));
 	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, ~0ULL - 8, 64));
 	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev, T_NOT_RAM, 8));
-	/*
-	 * The kernel image is not memory a device may be handed (init_task:
-	 * a symbol of the image that modules can reach, unlike _text).
-	 */
+	/* A physical address is no bus address (RAM here is below 4 GiB). */
 	KUNIT_EXPECT_NULL(test, eri_sim_dma_ptr(t->sdev,
-						virt_to_phys(&init_task), 8));
+						page_to_phys(pages), 8));
+	__free_pages(pages, 1);
 }
 
 #define T_MR_PAGES	3
@@ -461,7 +498,9 @@ static u8 t_reg_mr(struct kunit *test, struct eri_sim_test *t, u32 key,
 		.pdn = cpu_to_le32(pdn),
 		.iova = cpu_to_le64(iova),
 		.length = cpu_to_le64(length),
-		.pbl_addr = cpu_to_le64(pbl ? virt_to_phys(pbl) : 0),
+		.pbl_addr = cpu_to_le64(pbl ?
+					t_dma(t, pbl, npages * sizeof(*pbl)) :
+					0),
 		.npages = cpu_to_le32(npages),
 		.cfg = cpu_to_le32(cfg |
 				   FIELD_PREP(ERI_AQ_REG_MR_PAGE_SHIFT, shift)),
@@ -489,7 +528,7 @@ static void eri_sim_test_mr(struct kunit *test)
 {
 	struct eri_sim_test *t = test->priv;
 	u32 key = FIELD_PREP(ERI_MR_KEY_INDEX, 5) | 0x2a;
-	u64 iova = 0x7f0000001234ULL, len = 2 * PAGE_SIZE + 100;
+	u64 iova = 0x7f0000001234ULL, len = 2 * PAGE_SIZE + 100, dma;
 	struct page *pages[T_MR_PAGES];
 	struct eri_sim_mr *mr;
 	__le64 *pbl;
@@ -504,7 +543,8 @@ static void eri_sim_test_mr(struct kunit *test)
 	for (i = 0; i < T_MR_PAGES; i++) {
 		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
-		pbl[T_MR_PAGES - 1 - i] = cpu_to_le64(page_to_phys(pages[i]));
+		pbl[T_MR_PAGES - 1 - i] =
+			cpu_to_le64(t_dma_page(t, pages[i], PAGE_SIZE));
 	}
 
 	/* Malformed registrations. */
@@ -535,7 +575,7 @@ static void eri_sim_test_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, PAGE_SHIFT,
 				       T_MR_PAGES, pbl, 0),
 			ERI_AQ_STS_BAD_PARAM);
-	pbl[1] = cpu_to_le64(page_to_phys(pages[1]));
+	pbl[1] = cpu_to_le64(t_dma_page(t, pages[1], PAGE_SIZE));
 
 	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key, 1, iova, len, PAGE_SHIFT,
 				       T_MR_PAGES, pbl,
@@ -599,13 +639,12 @@ static void eri_sim_test_mr(struct kunit *test)
 				       ERI_AQ_REG_MR_DMA |
 				       ERI_MR_ACCESS_LOCAL_WRITE),
 			ERI_AQ_STS_OK);
+	dma = t_dma_page(t, pages[0], PAGE_SIZE) + 10;
 	KUNIT_ASSERT_EQ(test, eri_sim_mr_get(t->sdev, key, 3,
-					     ERI_MR_ACCESS_LOCAL_WRITE,
-					     page_to_phys(pages[0]) + 10, 20,
-					     &mr), 0);
-	KUNIT_EXPECT_EQ(test, eri_sim_mr_copy(t->sdev, mr,
-					      page_to_phys(pages[0]) + 10,
-					      buf, 20, false), 0);
+					     ERI_MR_ACCESS_LOCAL_WRITE, dma,
+					     20, &mr), 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_copy(t->sdev, mr, dma, buf, 20, false),
+			0);
 	KUNIT_EXPECT_EQ(test, buf[0], ((u8 *)page_address(pages[0]))[10]);
 	eri_sim_mr_put(mr);
 	/* A reset forgets every region. */
@@ -616,6 +655,53 @@ static void eri_sim_test_mr(struct kunit *test)
 
 	for (i = 0; i < T_MR_PAGES; i++)
 		__free_page(pages[i]);
+}
+
+/*
+ * A page list whose pages are larger than the host's rounds the first one
+ * down to its size, which may reach before the mapping (ib_umem does so):
+ * only the bytes the region covers must be mapped.
+ */
+static void eri_sim_test_mr_rounded(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u32 key = FIELD_PREP(ERI_MR_KEY_INDEX, 6) | 0x11;
+	u64 iova = 0x7f0000000000ULL + PAGE_SIZE, dma;
+	u32 shift = PAGE_SHIFT + 1;
+	struct eri_sim_mr *mr;
+	struct page *pages;
+	__le64 *pbl;
+	u8 *buf;
+
+	t_enable(test, t);
+	pbl = kunit_kcalloc(test, 2, sizeof(*pbl), GFP_KERNEL);
+	buf = kunit_kzalloc(test, 3 * PAGE_SIZE, GFP_KERNEL);
+	pages = alloc_pages(GFP_KERNEL, 2);
+	KUNIT_ASSERT_TRUE(test, pbl && buf && pages);
+	memset(page_address(pages), 0x5a, 4 * PAGE_SIZE);
+	memset(page_address(pages) + PAGE_SIZE, 0xa5, 3 * PAGE_SIZE);
+	/* Three pages from the second on: the mapping is 2-page aligned. */
+	dma = t_dma(t, page_address(pages) + PAGE_SIZE, 3 * PAGE_SIZE);
+	KUNIT_ASSERT_TRUE(test, IS_ALIGNED(dma - PAGE_SIZE, 1ULL << shift));
+	pbl[0] = cpu_to_le64(dma - PAGE_SIZE);
+	pbl[1] = cpu_to_le64(dma + PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key, 1, iova, 3 * PAGE_SIZE,
+				       shift, 2, pbl, ERI_MR_ACCESS_LOCAL_WRITE),
+			ERI_AQ_STS_OK);
+	KUNIT_ASSERT_EQ(test, eri_sim_mr_get(t->sdev, key, 1,
+					     ERI_MR_ACCESS_LOCAL_WRITE, iova,
+					     3 * PAGE_SIZE, &mr), 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_mr_copy(t->sdev, mr, iova, buf,
+					      3 * PAGE_SIZE, false), 0);
+	KUNIT_EXPECT_NULL(test, memchr_inv(buf, 0xa5, 3 * PAGE_SIZE));
+	eri_sim_mr_put(mr);
+	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key), ERI_AQ_STS_OK);
+	/* One byte more, in the unmapped half: refused. */
+	KUNIT_EXPECT_EQ(test, t_reg_mr(test, t, key, 1, iova - 1,
+				       3 * PAGE_SIZE + 1, shift, 2, pbl,
+				       ERI_MR_ACCESS_LOCAL_WRITE),
+			ERI_AQ_STS_BAD_PARAM);
+	__free_pages(pages, 2);
 }
 
 #define T_QPN		5
@@ -665,7 +751,7 @@ static void t_qp_setup(struct kunit *test, struct eri_sim_test *t,
 				    [15] = 1 };
 
 	t_enable(test, t);
-	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, virt_to_phys(t->ceq),
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, t_ceq(t),
 					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
 	q->sq = kunit_kzalloc(test, ERI_SQ_WQE_SIZE << T_SQ_LOG, GFP_KERNEL);
 	q->rq = kunit_kzalloc(test, ERI_RQ_WQE_SIZE << T_RQ_LOG, GFP_KERNEL);
@@ -676,12 +762,15 @@ static void t_qp_setup(struct kunit *test, struct eri_sim_test *t,
 	KUNIT_ASSERT_TRUE(test, q->sq && q->rq && q->db && q->cq &&
 			  q->cq_db && q->attr);
 
-	cq_cmd.ring_addr = cpu_to_le64(virt_to_phys(q->cq));
-	cq_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(q->cq_db));
+	cq_cmd.ring_addr = cpu_to_le64(t_dma(t, q->cq,
+					     sizeof(*q->cq) << T_CQ_LOG));
+	cq_cmd.dbrec_addr = cpu_to_le64(t_dma(t, q->cq_db, sizeof(*q->cq_db)));
 	KUNIT_ASSERT_EQ(test, t_exec(test, t, &cq_cmd), ERI_AQ_STS_OK);
-	qp_cmd.sq_addr = cpu_to_le64(virt_to_phys(q->sq));
-	qp_cmd.rq_addr = cpu_to_le64(virt_to_phys(q->rq));
-	qp_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(q->db));
+	qp_cmd.sq_addr = cpu_to_le64(t_dma(t, q->sq,
+					   ERI_SQ_WQE_SIZE << T_SQ_LOG));
+	qp_cmd.rq_addr = cpu_to_le64(t_dma(t, q->rq,
+					   ERI_RQ_WQE_SIZE << T_RQ_LOG));
+	qp_cmd.dbrec_addr = cpu_to_le64(t_dma(t, q->db, sizeof(*q->db)));
 	KUNIT_ASSERT_EQ(test, t_exec(test, t, &qp_cmd), ERI_AQ_STS_OK);
 	/* The device is idle: a producer must kick. */
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(q->db->sq_need_kick), 1U);
@@ -695,7 +784,7 @@ static void t_qp_setup(struct kunit *test, struct eri_sim_test *t,
 	q->attr->dest_qpn = cpu_to_le32(7);
 	memcpy(q->attr->sgid, gid, sizeof(gid));
 	memcpy(q->attr->dgid, gid, sizeof(gid));
-	mod.attr_addr = cpu_to_le64(virt_to_phys(q->attr));
+	mod.attr_addr = cpu_to_le64(t_dma(t, q->attr, sizeof(*q->attr)));
 	KUNIT_ASSERT_EQ(test, t_exec(test, t, &mod), ERI_AQ_STS_OK);
 }
 
@@ -705,7 +794,7 @@ static u8 t_qp_state(struct kunit *test, struct eri_sim_test *t,
 	struct eri_aq_qp_attr_cmd cmd = {
 		.hdr.hdr = t_hdr(ERI_AQ_OP_QUERY_QP),
 		.qpn = cpu_to_le32(T_QPN),
-		.attr_addr = cpu_to_le64(virt_to_phys(q->attr)),
+		.attr_addr = cpu_to_le64(t_dma(t, q->attr, sizeof(*q->attr))),
 	};
 
 	KUNIT_EXPECT_EQ(test, t_exec(test, t, &cmd), ERI_AQ_STS_OK);
@@ -1003,7 +1092,8 @@ static u8 t_create_cq(struct kunit *test, struct eri_sim_test *t, u32 cqn,
 	struct eri_aq_create_cq_cmd cmd = {
 		.hdr.hdr = t_hdr(ERI_AQ_OP_CREATE_CQ),
 		.ring_addr = cpu_to_le64(ring),
-		.dbrec_addr = cpu_to_le64(virt_to_phys(dbrec)),
+		.dbrec_addr = cpu_to_le64(t_dma(t, dbrec,
+						sizeof(struct eri_dbrec))),
 		.cqn = cpu_to_le32(cqn),
 		.cfg = cpu_to_le32(FIELD_PREP(ERI_AQ_CREATE_CQ_DEPTH_LOG,
 					      depth_log) |
@@ -1083,14 +1173,15 @@ static void eri_sim_test_cq_pbl(struct kunit *test)
 				       T_PBL_SHIFT - PAGE_SHIFT);
 		if (!pages[i])
 			break;
-		pbl[i] = cpu_to_le64(page_to_phys(pages[i]));
+		pbl[i] = cpu_to_le64(t_dma_page(t, pages[i],
+						1UL << T_PBL_SHIFT));
 	}
 	if (i < T_PBL_PAGES)
 		goto out_free;
-	pbl_pa = virt_to_phys(pbl);
+	pbl_pa = t_dma(t, pbl, T_PBL_PAGES * sizeof(*pbl));
 
 	t_enable(test, t);
-	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, virt_to_phys(t->ceq),
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, t_ceq(t),
 					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
 	/* Page size out of range, a count that does not match the depth. */
 	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
@@ -1107,7 +1198,7 @@ static void eri_sim_test_cq_pbl(struct kunit *test)
 					  db),
 			ERI_AQ_STS_DMA_ERR);
 	/* A page not aligned to the page size, a page that is not RAM. */
-	pbl[3] = cpu_to_le64(page_to_phys(pages[3]) + PAGE_SIZE);
+	pbl[3] = cpu_to_le64(le64_to_cpu(pbl[3]) + PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
 					  T_PBL_PAGES, T_PBL_SHIFT, db),
 			ERI_AQ_STS_BAD_PARAM);
@@ -1116,7 +1207,7 @@ static void eri_sim_test_cq_pbl(struct kunit *test)
 					  T_PBL_PAGES, T_PBL_SHIFT, db),
 			ERI_AQ_STS_BAD_PARAM);
 	KUNIT_EXPECT_NULL(test, eri_sim_cq_find(t->sdev, T_PBL_CQN));
-	pbl[3] = cpu_to_le64(page_to_phys(pages[3]));
+	pbl[3] = cpu_to_le64(t_dma_page(t, pages[3], 1UL << T_PBL_SHIFT));
 	KUNIT_ASSERT_EQ(test, t_create_cq(test, t, T_PBL_CQN, T_PBL_LOG, pbl_pa,
 					  T_PBL_PAGES, T_PBL_SHIFT, db),
 			ERI_AQ_STS_OK);
@@ -1144,7 +1235,8 @@ static void eri_sim_test_cq_pbl(struct kunit *test)
 
 	/* Eight contiguous entries, a consumer that writes 16 bits of ci. */
 	KUNIT_ASSERT_EQ(test, t_create_cq(test, t, T_PBL_CQN, 3,
-					  virt_to_phys(small), 0, 0, db),
+					  t_dma(t, small, sizeof(*small) << 3),
+					  0, 0, db),
 			ERI_AQ_STS_OK);
 	WRITE_ONCE(db->ci, 0);
 	cq = eri_sim_cq_find(t->sdev, T_PBL_CQN);
@@ -1200,7 +1292,7 @@ static void t_srq_setup(struct kunit *test, struct eri_sim_test *t,
 	};
 
 	t_enable(test, t);
-	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, virt_to_phys(t->ceq),
+	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, t_ceq(t),
 					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
 	s->ring = kunit_kzalloc(test, ERI_RQ_WQE_SIZE << T_SRQ_LOG,
 				GFP_KERNEL);
@@ -1210,11 +1302,13 @@ static void t_srq_setup(struct kunit *test, struct eri_sim_test *t,
 	s->attr = kunit_kzalloc(test, sizeof(*s->attr), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, s->ring && s->db && s->cq && s->cq_db &&
 			  s->attr);
-	cq_cmd.ring_addr = cpu_to_le64(virt_to_phys(s->cq));
-	cq_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(s->cq_db));
+	cq_cmd.ring_addr = cpu_to_le64(t_dma(t, s->cq,
+					     sizeof(*s->cq) << T_CQ_LOG));
+	cq_cmd.dbrec_addr = cpu_to_le64(t_dma(t, s->cq_db, sizeof(*s->cq_db)));
 	KUNIT_ASSERT_EQ(test, t_exec(test, t, &cq_cmd), ERI_AQ_STS_OK);
-	srq_cmd.ring_addr = cpu_to_le64(virt_to_phys(s->ring));
-	srq_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(s->db));
+	srq_cmd.ring_addr = cpu_to_le64(t_dma(t, s->ring,
+					      ERI_RQ_WQE_SIZE << T_SRQ_LOG));
+	srq_cmd.dbrec_addr = cpu_to_le64(t_dma(t, s->db, sizeof(*s->db)));
 	KUNIT_ASSERT_EQ(test, t_exec(test, t, &srq_cmd), ERI_AQ_STS_OK);
 }
 
@@ -1224,7 +1318,7 @@ static u8 t_srq_qp_state(struct kunit *test, struct eri_sim_test *t,
 	struct eri_aq_qp_attr_cmd cmd = {
 		.hdr.hdr = t_hdr(ERI_AQ_OP_MODIFY_QP),
 		.qpn = cpu_to_le32(qpn),
-		.attr_addr = cpu_to_le64(virt_to_phys(s->attr)),
+		.attr_addr = cpu_to_le64(t_dma(t, s->attr, sizeof(*s->attr))),
 	};
 
 	memset(s->attr, 0, sizeof(*s->attr));
@@ -1252,7 +1346,7 @@ static void t_srq_qp(struct kunit *test, struct eri_sim_test *t,
 	struct eri_aq_qp_attr_cmd mod = {
 		.hdr.hdr = t_hdr(ERI_AQ_OP_MODIFY_QP),
 		.qpn = cpu_to_le32(T_QPN + i),
-		.attr_addr = cpu_to_le64(virt_to_phys(s->attr)),
+		.attr_addr = cpu_to_le64(t_dma(t, s->attr, sizeof(*s->attr))),
 	};
 	static const u8 gid[16] = { [10] = 0xff, [11] = 0xff, [12] = 127,
 				    [15] = 1 };
@@ -1261,8 +1355,10 @@ static void t_srq_qp(struct kunit *test, struct eri_sim_test *t,
 				    GFP_KERNEL);
 	s->qp_db[i] = kunit_kzalloc(test, sizeof(*s->qp_db[i]), GFP_KERNEL);
 	KUNIT_ASSERT_TRUE(test, s->qp_sq[i] && s->qp_db[i]);
-	qp_cmd.sq_addr = cpu_to_le64(virt_to_phys(s->qp_sq[i]));
-	qp_cmd.dbrec_addr = cpu_to_le64(virt_to_phys(s->qp_db[i]));
+	qp_cmd.sq_addr = cpu_to_le64(t_dma(t, s->qp_sq[i],
+					   ERI_SQ_WQE_SIZE << T_SQ_LOG));
+	qp_cmd.dbrec_addr = cpu_to_le64(t_dma(t, s->qp_db[i],
+					      sizeof(*s->qp_db[i])));
 	KUNIT_ASSERT_EQ(test, t_exec(test, t, &qp_cmd), ERI_AQ_STS_OK);
 
 	memset(s->attr, 0, sizeof(*s->attr));
@@ -1510,14 +1606,14 @@ static void eri_sim_test_srq_hostile(struct kunit *test)
 	t_srq_qp(test, t, &s, 2);
 
 	/* A key of the SRQ's PD works (not the QP's: PD 1). */
-	sge.addr = cpu_to_le64(virt_to_phys(buf));
+	sge.addr = cpu_to_le64(t_dma(t, buf, 64));
 	sge.length = cpu_to_le32(16);
 	sge.lkey = cpu_to_le32(key2);
 	t_srq_post(&s, 0x100, 1, &sge);
 	/* Eight SGEs: the header says more than the WQE holds. */
 	t_srq_post(&s, 0xdeadbeef, ERI_RQ_WQE_MAX_SGE + 1, &sge);
 	/* A key of PD 1: the QP's, not the SRQ's. */
-	sge.addr = cpu_to_le64(virt_to_phys(buf + 32));
+	sge.addr = cpu_to_le64(t_dma(t, buf, 64) + 32);
 	sge.lkey = cpu_to_le32(key1);
 	t_srq_post(&s, 0x102, 1, &sge);
 
@@ -1635,6 +1731,7 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_regs),
 	KUNIT_CASE(eri_sim_test_dma),
 	KUNIT_CASE(eri_sim_test_mr),
+	KUNIT_CASE(eri_sim_test_mr_rounded),
 	KUNIT_CASE(eri_sim_test_sq_bad_opcode),
 	KUNIT_CASE(eri_sim_test_sq_huge_length),
 	KUNIT_CASE(eri_sim_test_sq_bad_format),

@@ -111,6 +111,7 @@ static void eri_sim_dev_free(struct eri_sim_dev *sdev)
 	eri_sim_srqs_destroy(sdev);
 	eri_sim_cqs_destroy(sdev);
 	eri_sim_mrs_destroy(sdev);
+	eri_sim_dma_fini(sdev);
 	eri_sim_net_detach(sdev);
 	destroy_workqueue(sdev->qp_wq);
 	free_percpu(sdev->stats);
@@ -173,8 +174,7 @@ static struct eri_sim_dev *eri_sim_dev_alloc(struct net_device *ndev,
 	/* From here on the release callback frees @sdev. */
 	sdev->bus.dma_dev = &adev->dev;
 	adev->dev.dma_parms = &sdev->dma_parms;
-	dma_set_max_seg_size(&adev->dev, UINT_MAX);
-	ret = dma_coerce_mask_and_coherent(&adev->dev, DMA_BIT_MASK(64));
+	ret = eri_sim_dma_attach(sdev, &adev->dev);
 	if (ret) {
 		eri_sim_dev_free(sdev);
 		return ERR_PTR(ret);

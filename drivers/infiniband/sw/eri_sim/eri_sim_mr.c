@@ -43,7 +43,7 @@ struct eri_sim_mr {
 	u64 length;
 	u32 page_shift;
 	u32 npages;
-	u64 *pages;		/* bus address of each page */
+	void **pages;		/* kernel address of each page */
 	refcount_t ref;		/* the table's, plus one per access */
 	struct completion unused;
 	struct rcu_head rcu;
@@ -85,11 +85,40 @@ static u8 eri_sim_mr_check(struct eri_sim_dev *sdev,
 	return ERI_AQ_STS_OK;
 }
 
+/*
+ * Look up page @i, at bus address @addr, of the region [@iova, @iova +
+ * @length) whose pages of 2^@shift bytes start at @iova's page: *@page is
+ * the kernel address of its first byte.  Only the bytes of the page that
+ * the region covers must be mapped (a page list rounds its first and last
+ * page to the page size, ib_umem's and a ULP's ib_sg_to_pages() alike,
+ * and those may reach past the mapping); no access reaches the others.  A
+ * page the region does not reach is NULL.  Return: false when @addr is
+ * not aligned or the covered bytes are not mapped, by one mapping.
+ */
+static bool eri_sim_mr_page(struct eri_sim_dev *sdev, u64 iova, u64 length,
+			    u32 shift, u32 i, u64 addr, void **page)
+{
+	u64 start = round_down(iova, 1ULL << shift) + ((u64)i << shift);
+	u64 lo = max(iova, start);
+	u64 hi = min(iova + length, start + (1ULL << shift));
+	void *p;
+
+	*page = NULL;
+	if (!IS_ALIGNED(addr, 1ULL << shift))
+		return false;
+	if (lo >= hi)
+		return true;
+	p = eri_sim_dma_ptr(sdev, addr + (lo - start), hi - lo);
+	if (!p)
+		return false;
+	*page = p - (lo - start);
+	return true;
+}
+
 /* Copy and check the page list; device context. */
 static u8 eri_sim_mr_load_pages(struct eri_sim_dev *sdev,
 				struct eri_sim_mr *mr, u64 pbl_addr)
 {
-	u64 psize = 1ULL << mr->page_shift;
 	const __le64 *pbl;
 	u32 i;
 
@@ -100,14 +129,13 @@ static u8 eri_sim_mr_load_pages(struct eri_sim_dev *sdev,
 	if (!mr->pages)
 		return ERI_AQ_STS_NO_RESOURCE;
 	for (i = 0; i < mr->npages; i++) {
-		u64 addr = le64_to_cpu(READ_ONCE(pbl[i]));
-
-		if (!IS_ALIGNED(addr, psize) ||
-		    !eri_sim_dma_ptr(sdev, addr, psize)) {
+		if (!eri_sim_mr_page(sdev, mr->iova, mr->length,
+				     mr->page_shift, i,
+				     le64_to_cpu(READ_ONCE(pbl[i])),
+				     &mr->pages[i])) {
 			kvfree(mr->pages);
 			return ERI_AQ_STS_BAD_PARAM;
 		}
-		mr->pages[i] = addr;
 	}
 	return ERI_AQ_STS_OK;
 }
@@ -343,24 +371,25 @@ void eri_sim_mr_cache_drop(struct eri_sim_mr_cache *c)
 
 /*
  * The kernel address of @iova in @mr and how many bytes from there lie in
- * one host page (at most @len), so that one check covers a copy of them.
- * Return: the address, or NULL when the page is not RAM.
+ * one host page (at most @len).  A region's pages were looked up when it
+ * was registered; a DMA region's bus addresses are looked up here.
+ * Return: the address, or NULL when a DMA region's page is not mapped.
  */
 static void *eri_sim_mr_chunk(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
 			      u64 iova, size_t len, size_t *chunk)
 {
-	u64 addr;
+	u64 off;
+	void *p;
 
 	if (mr->dma) {
-		addr = iova;
-	} else {
-		u64 off = iova - eri_sim_mr_base(mr);
-
-		addr = mr->pages[off >> mr->page_shift] +
-		       (off & ((1ULL << mr->page_shift) - 1));
+		*chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(iova));
+		return eri_sim_dma_ptr(sdev, iova, *chunk);
 	}
-	*chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(addr));
-	return eri_sim_dma_ptr(sdev, addr, *chunk);
+	off = iova - eri_sim_mr_base(mr);
+	p = mr->pages[off >> mr->page_shift] +
+	    (off & ((1ULL << mr->page_shift) - 1));
+	*chunk = min_t(u64, len, PAGE_SIZE - offset_in_page(p));
+	return p;
 }
 
 /**
@@ -374,7 +403,7 @@ static void *eri_sim_mr_chunk(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
  *
  * Any context.
  *
- * Return: 0, or -EFAULT when a page is not RAM.
+ * Return: 0, or -EFAULT when a page is not mapped.
  */
 int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr)
@@ -408,7 +437,7 @@ int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
  * Any context.  The packet may outlive the region: its references keep
  * the pages.
  *
- * Return: 0; -EFAULT when a page is not RAM, -EOPNOTSUPP when one cannot be
+ * Return: 0; -EFAULT when a page is not mapped, -EOPNOTSUPP when one cannot be
  * shared (slab memory of a kernel region: copy it instead), -ENOSPC when @skb's
  * fragment slots run out.  Fragments added before a failure stay; the caller
  * takes them back.
@@ -457,7 +486,7 @@ int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
  *
  * Any context.
  *
- * Return: 0, or -EFAULT when a page is not RAM or @skb holds fewer bytes.
+ * Return: 0, or -EFAULT when a page is not mapped or @skb holds fewer bytes.
  */
 int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		     const struct sk_buff *skb, u32 off, size_t len)
@@ -561,7 +590,7 @@ int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
 	u32 shift = reg->page_shift, i;
 	struct eri_sim_mr *mr;
 	const __le64 *pbl;
-	u64 end, psize;
+	u64 end;
 	int ret = -EINVAL;
 
 	mr = eri_sim_fast_mr_get(sdev, key);
@@ -573,7 +602,6 @@ int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
 	    end - round_down(reg->iova, 1ULL << shift) >
 	    (u64)reg->npages << shift)
 		goto out_put;
-	psize = 1ULL << shift;
 	pbl = eri_sim_dma_ptr(sdev, reg->pbl_addr,
 			      (size_t)reg->npages * sizeof(*pbl));
 	if (!pbl)
@@ -582,14 +610,11 @@ int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
 	spin_lock_bh(&mr->lock);
 	if (mr->valid || mr->pdn != pdn || reg->npages > mr->max_pages)
 		goto out_unlock;
-	for (i = 0; i < reg->npages; i++) {
-		u64 addr = le64_to_cpu(READ_ONCE(pbl[i]));
-
-		if (!IS_ALIGNED(addr, psize) ||
-		    !eri_sim_dma_ptr(sdev, addr, psize))
+	for (i = 0; i < reg->npages; i++)
+		if (!eri_sim_mr_page(sdev, reg->iova, reg->length, shift, i,
+				     le64_to_cpu(READ_ONCE(pbl[i])),
+				     &mr->pages[i]))
 			goto out_unlock;
-		mr->pages[i] = addr;
-	}
 	mr->npages = reg->npages;
 	mr->page_shift = shift;
 	mr->iova = reg->iova;

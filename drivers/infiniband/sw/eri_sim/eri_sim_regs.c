@@ -210,6 +210,7 @@ void eri_sim_dev_init(struct eri_sim_dev *sdev)
 	eri_sim_set_reg(sdev, ERI_REG_VENDOR_ID, ERI_SIM_VENDOR_ID);
 	eri_sim_set_reg(sdev, ERI_REG_DEVICE_ID, ERI_SIM_DEVICE_ID);
 
+	eri_sim_dma_init(sdev);
 	for (i = 0; i < ERI_SIM_NUM_VECTORS; i++)
 		spin_lock_init(&sdev->vec[i].lock);
 	spin_lock_init(&sdev->aeq.lock);
