@@ -12,6 +12,11 @@
 #   ERI_CHECK_FLAVOURS  kernel flavours to build for (default "6.1 6.1-cloud 6.12")
 #   ERI_VM_FLAVOURS     flavours to run tests/vm/*.sh on (default "6.1 6.12 6.1-cloud")
 #   ERI_VM_TIMEOUT      per-test time limit in seconds (default 600)
+#   ERI_SWIOTLB_FLAVOURS  of ERI_VM_FLAVOURS, those whose series boots with
+#                       swiotlb=force (default "6.12"): every DMA mapping of
+#                       a device without DMA ops of its own is bounced, so
+#                       a device that reached memory by physical address
+#                       would miss the driver's data
 #   ERI_INSTALL_MODE    "dkms": tests/vm/install.sh installs eri-dkms and
 #                       builds in the guest (7-8 minutes a kernel) instead
 #                       of eri-modules-<release>
@@ -45,6 +50,7 @@ export ERI_CACHE
 FLAVOURS=${ERI_CHECK_FLAVOURS:-"6.1 6.1-cloud 6.12"}
 VM_FLAVOURS=${ERI_VM_FLAVOURS:-"6.1 6.12 6.1-cloud"}
 VM_TIMEOUT=${ERI_VM_TIMEOUT:-600}
+SWIOTLB_FLAVOURS=${ERI_SWIOTLB_FLAVOURS-6.12}
 logs=$top/build/logs
 rm -rf "$logs"
 mkdir -p "$logs"
@@ -278,6 +284,7 @@ vm_series() {
 	args=(--kernel "$fl" --timeout "$total" --out "$out" --env "ERI_TEST_TIMEOUT=$VM_TIMEOUT")
 	[ -d "$mods" ] && args+=(--modules "$mods")
 	[ "$rdma_ok" = 1 ] && args+=(--rdma-core "$rdma_core_prefix")
+	[[ " $SWIOTLB_FLAVOURS " == *" $fl "* ]] && args+=(--append swiotlb=force)
 	run_step "vm-series-$fl" - scripts/vm-run "${args[@]}" "${perftest_env[@]}" \
 		tests/vm/series.sh "$@" || true
 	for t in "$@"; do
