@@ -480,10 +480,45 @@ static int eri_sim_txb_copy(struct eri_sim_qp *qp,
 				src->off + done, p, n, &qp->tx_mrc);
 }
 
+/*
+ * A packet with nothing before it in the super-packet and nothing after
+ * it: one linear buffer of headers and payload, as an ACK is, with no
+ * fragment to fill and no route lookup for the super-packet's size.  The
+ * QP's super-packet, closed, so that eri_sim_txb_flush() sends it.
+ */
+static int eri_sim_txb_add_alone(struct eri_sim_qp *qp,
+				 const struct eri_wire_hdr *hdr,
+				 const struct eri_sim_txsrc *src)
+{
+	struct eri_sim_txb *b = &qp->txb;
+	struct eri_wire_hdr *h;
+	struct sk_buff *skb;
+	int ret;
+
+	skb = eri_sim_pkt_alloc(qp, src->len, &h);
+	if (!skb)
+		return -ENOMEM;
+	*h = *hdr;
+	ret = eri_sim_txb_copy(qp, src, 0, h + 1, src->len);
+	if (ret) {
+		kfree_skb(skb);
+		return ret;
+	}
+	*b = (struct eri_sim_txb){
+		.skb = skb,
+		.fskb = skb,
+		.seg_len = sizeof(*hdr) + src->len,
+		.nsegs = 1,
+		.max_segs = 1,
+		.closed = true,
+	};
+	return 0;
+}
+
 /* eri_sim_txb_add() and eri_sim_txb_add_mr() of the payload @src. */
 static int eri_sim_txb_add_src(struct eri_sim_qp *qp,
 			       const struct eri_wire_hdr *hdr,
-			       const struct eri_sim_txsrc *src)
+			       const struct eri_sim_txsrc *src, bool alone)
 {
 	struct eri_sim_txb *b = &qp->txb;
 	u32 seg_len = sizeof(*hdr) + src->len, done = 0;
@@ -491,6 +526,8 @@ static int eri_sim_txb_add_src(struct eri_sim_qp *qp,
 	int ret;
 
 	lockdep_assert_held(&qp->lock);
+	if (alone && !b->skb && src->len < ERI_SIM_TXB_ZC_MIN)
+		return eri_sim_txb_add_alone(qp, hdr, src);
 	if ((!src->w || !src->w->inline_data) &&
 	    src->len >= ERI_SIM_TXB_ZC_MIN) {
 		ret = eri_sim_txb_add_zc(qp, hdr, src);
@@ -529,21 +566,24 @@ static int eri_sim_txb_add_src(struct eri_sim_qp *qp,
  * @w: the WQE whose payload it carries
  * @off: offset of the payload in @w's message
  * @len: payload bytes
+ * @alone: no packet follows it in this run of the requester (a message of
+ *	one packet, the last posted)
  *
  * qp->lock held.  A packet longer than those before it, one past what the
  * route takes, or one copied after packets that were not (or the other
  * way round), starts a new super-packet after sending the one built; a
- * shorter one is the last of its super-packet.
+ * shorter one is the last of its super-packet.  A small packet @alone with
+ * no super-packet open is built as a plain datagram.
  *
  * Return: 0; -ENOMEM (nothing was added); or the error of @w's local
  * buffer (-ENOENT, -EACCES, -ERANGE, -EFAULT), which fails the WQE.
  */
 int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
-		    const struct eri_sim_swqe *w, u32 off, u32 len)
+		    const struct eri_sim_swqe *w, u32 off, u32 len, bool alone)
 {
 	struct eri_sim_txsrc src = { .w = w, .off = off, .len = len };
 
-	return eri_sim_txb_add_src(qp, hdr, &src);
+	return eri_sim_txb_add_src(qp, hdr, &src, alone);
 }
 
 /**
@@ -563,7 +603,7 @@ int eri_sim_txb_add_mr(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 {
 	struct eri_sim_txsrc src = { .mr = mr, .iova = iova, .len = len };
 
-	return eri_sim_txb_add_src(qp, hdr, &src);
+	return eri_sim_txb_add_src(qp, hdr, &src, false);
 }
 
 /**

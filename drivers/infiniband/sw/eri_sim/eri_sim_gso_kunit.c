@@ -113,9 +113,12 @@ static void t_wqe(struct eri_sim_swqe *w, u32 off, u32 len)
 	w->sge[0].lkey = T_MR_KEY;
 }
 
-/* Add the packet at @off of @w, @len bytes, with PSN @psn in its header. */
-static int t_add(struct t_gso *t, const struct eri_sim_swqe *w, u32 psn,
-		 u32 off, u32 len)
+/*
+ * Add the packet at @off of @w, @len bytes, with PSN @psn in its header;
+ * @alone: the requester sends nothing after it.
+ */
+static int t_add_hint(struct t_gso *t, const struct eri_sim_swqe *w, u32 psn,
+		      u32 off, u32 len, bool alone)
 {
 	struct eri_wire_hdr hdr = {
 		.version = ERI_WIRE_VERSION,
@@ -126,7 +129,13 @@ static int t_add(struct t_gso *t, const struct eri_sim_swqe *w, u32 psn,
 		.offset = cpu_to_be32(off),
 	};
 
-	return eri_sim_txb_add(t->qp, &hdr, w, off, len);
+	return eri_sim_txb_add(t->qp, &hdr, w, off, len, alone);
+}
+
+static int t_add(struct t_gso *t, const struct eri_sim_swqe *w, u32 psn,
+		 u32 off, u32 len)
+{
+	return t_add_hint(t, w, psn, off, len, false);
 }
 
 /*
@@ -249,6 +258,48 @@ static void eri_sim_gso_test_build_copy(struct kunit *test)
 	for (i = 0; i < n; i++)
 		t_check_seg(test, skb, HDR_LEN + 100, i, i, 3 + i * 100, 100);
 	kfree_skb(skb);
+}
+
+/*
+ * A small packet the requester sends alone is one linear datagram; after
+ * packets already in the super-packet, or from the region's pages, it is
+ * not.
+ */
+static void eri_sim_gso_test_alone(struct kunit *test)
+{
+	struct t_gso *t = test->priv;
+	struct sk_buff *skb[3];
+	struct eri_sim_swqe w;
+
+	spin_lock_bh(&t->qp->lock);
+	t_wqe(&w, 5, 64);
+	KUNIT_EXPECT_EQ(test, t_add_hint(t, &w, 7, 0, 64, true), 0);
+	skb[0] = eri_sim_txb_finish(t->qp);
+	/* Behind a packet of the super-packet: the super-packet's second. */
+	t_wqe(&w, 5, 128);
+	KUNIT_EXPECT_EQ(test, t_add(t, &w, 8, 0, 64), 0);
+	t->qp->txb.max_segs = 4;
+	KUNIT_EXPECT_EQ(test, t_add_hint(t, &w, 9, 64, 64, true), 0);
+	skb[1] = eri_sim_txb_finish(t->qp);
+	/* Large enough to be sent from the region's pages: zero copy. */
+	t_wqe(&w, 0, 1024);
+	KUNIT_EXPECT_EQ(test, t_add_hint(t, &w, 10, 0, 1024, true), 0);
+	skb[2] = eri_sim_txb_finish(t->qp);
+	eri_sim_mr_cache_drop(&t->qp->tx_mrc);
+	spin_unlock_bh(&t->qp->lock);
+
+	KUNIT_ASSERT_TRUE(test, skb[0] && skb[1] && skb[2]);
+	KUNIT_EXPECT_EQ(test, skb[0]->len, HDR_LEN + 64);
+	KUNIT_EXPECT_EQ(test, skb_headlen(skb[0]), skb[0]->len);
+	KUNIT_EXPECT_FALSE(test, skb_is_gso(skb[0]));
+	t_check_seg(test, skb[0], HDR_LEN + 64, 0, 7, 5, 64);
+	KUNIT_EXPECT_EQ(test, skb_shinfo(skb[1])->gso_segs, 2);
+	t_check_seg(test, skb[1], HDR_LEN + 64, 1, 9, 69, 64);
+	KUNIT_EXPECT_EQ(test, skb_headlen(skb[2]), 0U);
+	t_check_seg(test, skb[2], HDR_LEN + 1024, 0, 10, 0, 1024);
+	kfree_skb(skb[0]);
+	kfree_skb(skb[1]);
+	kfree_skb(skb[2]);
 }
 
 /*
@@ -493,6 +544,7 @@ static struct kunit_case eri_sim_gso_test_cases[] = {
 	KUNIT_CASE(eri_sim_gso_test_max_segs),
 	KUNIT_CASE(eri_sim_gso_test_build_zc),
 	KUNIT_CASE(eri_sim_gso_test_build_copy),
+	KUNIT_CASE(eri_sim_gso_test_alone),
 	KUNIT_CASE(eri_sim_gso_test_boundaries),
 	KUNIT_CASE(eri_sim_gso_test_bad_key),
 	KUNIT_CASE(eri_sim_gso_test_rx_split),

@@ -543,7 +543,7 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 u32 eri_sim_gso_max_segs(u32 seg_len, u32 hdrs, u32 dev_max_size,
 			 u32 dev_max_segs);
 int eri_sim_txb_add(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
-		    const struct eri_sim_swqe *w, u32 off, u32 len);
+		    const struct eri_sim_swqe *w, u32 off, u32 len, bool alone);
 int eri_sim_txb_add_mr(struct eri_sim_qp *qp, const struct eri_wire_hdr *hdr,
 		       struct eri_sim_mr *mr, u64 iova, u32 len);
 void eri_sim_txb_flush(struct eri_sim_qp *qp);

@@ -597,6 +597,20 @@ static void eri_sim_req_fill_hdr(struct eri_sim_qp *qp,
 }
 
 /*
+ * Whether the packet of @off and @len bytes of @w is all the requester has
+ * to send: the whole message, and no other WQE fetched or posted after it.
+ */
+static bool eri_sim_req_alone_locked(struct eri_sim_qp *qp,
+				     const struct eri_sim_swqe *w, u32 off,
+				     u32 len)
+{
+	lockdep_assert_held(&qp->lock);
+	return !off && len == w->length &&
+	       (u16)(qp->sq_send + 1) == qp->sq_fetch &&
+	       (u16)le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi)) == qp->sq_fetch;
+}
+
+/*
  * Send the packet of @w at @psn: into the QP's super-packet, which the
  * caller sends (eri_sim_txb_flush()) before it lets go of qp->lock.
  */
@@ -632,7 +646,8 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 	     eri_sim_sb_pipe(qp->sb) + 1 >= win))
 		flags |= ERI_WIRE_ACK_REQ;
 	eri_sim_req_fill_hdr(qp, w, &hdr, psn, off, flags, now);
-	ret = eri_sim_txb_add(qp, &hdr, w, off, len);
+	ret = eri_sim_txb_add(qp, &hdr, w, off, len,
+			      eri_sim_req_alone_locked(qp, w, off, len));
 	if (ret)
 		return ret;
 	trace_eri_sim_req_pkt(qp->sdev->ibdev_name, qp->qpn, psn,
