@@ -35,6 +35,7 @@
 #                       (default: the tests/vm scripts named in DEBUG_VM_TESTS
 #                       below and the executable tests/vm-debug/*.sh except
 #                       kunit.sh); "none" skips the debug kernel altogether
+#   ERI_TWO_INSTANCES   "no" skips tests/pair/two_instances.sh
 #   ERI_KUNIT_VERSIONS  also run kunit.py on ERI placed in-tree for these
 #                       linux-source versions (default: none; "6.12 6.1"; each
 #                       costs a kernel build of 15-35 minutes when cold)
@@ -344,6 +345,24 @@ for fl in $VM_FLAVOURS; do
 	done
 	[ "${#stests[@]}" -eq 0 ] || vm_series "$fl" "build/$ver" "${stests[@]}"
 done
+
+# ------------------------------------------------------------------ two instances
+# tests/pair/two_instances.sh: a 6.1-cloud and a 6.12 guest at once, each
+# with a virtio-net NIC, joined by a datagram network on the host's
+# loopback, run the standard tools against each other (issue 25 item 4).
+pair_srv=${ver_of[6.1-cloud]:-} pair_cli=${ver_of[6.12]:-}
+if [ "${ERI_TWO_INSTANCES:-yes}" = no ]; then
+	skip two-instances "ERI_TWO_INSTANCES=no"
+elif [ "$rdma_ok" = 1 ] && [ "${#perftest_env[@]}" -gt 0 ] &&
+	[ -n "$pair_srv" ] && [ -f "build/$pair_srv/drivers/infiniband/sw/eri_sim/eri_sim.ko" ] &&
+	[ -n "$pair_cli" ] && [ -f "build/$pair_cli/drivers/infiniband/sw/eri_sim/eri_sim.ko" ]; then
+	run_step two-instances - tests/pair/two_instances.sh \
+		--server "6.1-cloud=$top/build/$pair_srv" --client "6.12=$top/build/$pair_cli" \
+		--rdma-core "$rdma_core_prefix" --perftest "${perftest_env[1]#ERI_PERFTEST=}" \
+		"$logs/two-instances" || true
+else
+	skip two-instances "no rdma-core, perftest, or modules for 6.1-cloud and 6.12"
+fi
 
 # ------------------------------------------------------------------ debug kernel
 # 6.12 with KASAN, lockdep, kmemleak, UBSAN, debugobjects, failslab and the
