@@ -498,9 +498,13 @@ static void eri_sim_qp_destroy(struct eri_sim_dev *sdev, struct eri_sim_qp *qp,
 	hrtimer_cancel(&qp->ack_timer);
 	hrtimer_cancel(&qp->pace_timer);
 	hrtimer_cancel(&qp->sq_poll_timer);
-	cancel_work_sync(&qp->tx_work);
 	eri_sim_qp_put(qp);
 	wait_for_completion(&qp->unused);
+	/*
+	 * After the last reference: a doorbell that cannot take the lock
+	 * queues the work while it holds one, whether or not @dead is set.
+	 */
+	cancel_work_sync(&qp->tx_work);
 	/* A QP_LAST_WQE still waiting for room is about a QP gone. */
 	spin_lock_irq(&sdev->last_wqe_lock);
 	list_del(&qp->last_wqe);
