@@ -302,6 +302,9 @@ vm_series() {
 			fail "$name" "$logs/$name.log" "the modules did not unload after it"
 		elif [ -f "$d/dmesg-failed" ]; then
 			sed 's/^/dmesg: /' "$d/dmesg-failed" >> "$logs/$name.log"
+			# The first report whole, last: CI shows a log's end.
+			grep -m1 -A 24 -E -f "$top/scripts/dmesg-problems" \
+				"$d/dmesg.txt" | sed 's/^/dmesg: /' >> "$logs/$name.log"
 			fail "$name" "$logs/$name.log" "the kernel log shows problems during it"
 		elif [ "$st" = 77 ]; then
 			skip "$name" "$(grep -m1 '^# skip' "$logs/$name.log" | sed 's/^# skip: //')"
