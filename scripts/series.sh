@@ -191,6 +191,8 @@ edit_paths() {
 	rc-kernel-headers) echo kernel-headers/CMakeLists.txt ;;
 	rc-provider) printf '%s\n' CMakeLists.txt libibverbs/verbs.h ;;
 	rc-maintainers) echo MAINTAINERS ;;
+	rc-packaging) printf '%s\n' debian/control debian/copyright \
+		redhat/rdma-core.spec suse/rdma-core.spec ;;
 	*) die "unknown edit '$1'" ;;
 	esac
 }
@@ -220,6 +222,19 @@ edit_one() {
 			'extern const struct verbs_device_ops verbs_provider_eri;' ;;
 	rc-provider:*) insert_after '^add_subdirectory\(providers/erdma\)$' \
 			'add_subdirectory(providers/eri)' ;;
+	rc-packaging:*/control)
+		insert_after '^  - erdma: ' '  - eri: Elastic RDMA Interface (ERI) devices' ;;
+	rc-packaging:*/copyright)
+		insert_before '^Files: providers/hfi1verbs/' "$(printf '%s\n' \
+			'Files: providers/eri/*' 'Copyright: 2026, the ERI authors' \
+			'License: BSD-MIT or GPL-2' '')" ;;
+	rc-packaging:redhat/*)
+		insert_after '^Obsoletes: liberdma ' "$(printf '%s\n' \
+			'Provides: liberi = %{version}-%{release}' \
+			'Obsoletes: liberi < %{version}-%{release}')" |
+			insert_after '^- liberdma: ' '- liberi: Elastic RDMA Interface (ERI) devices' ;;
+	rc-packaging:suse/*)
+		insert_after '^- libefa: ' '- liberi: Elastic RDMA Interface (ERI) devices' ;;
 	rc-maintainers:*)
 		insert_before '^HF1 USERSPACE PROVIDER' "$(printf '%s\n' \
 			'ERI USERSPACE PROVIDER (for eri.ko)' \
