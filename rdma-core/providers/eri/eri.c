@@ -3,9 +3,10 @@
  * liberi: rdma-core provider of the ERI (Elastic RDMA Interface) device.
  *
  * The control path (context, device and port queries, protection domains,
- * memory regions) is here; completion queues, queue pairs and the data path
- * are in eri_verbs.c.  Every verb left out of eri_ctx_ops is answered by
- * libibverbs with EOPNOTSUPP.
+ * memory regions, address handles) is here; completion queues, queue pairs
+ * and shared receive queues, with their data path, each in a file of its
+ * own (eri_cq.c, eri_qp.c, eri_srq.c).  Every verb left out of eri_ctx_ops
+ * is answered by libibverbs with EOPNOTSUPP.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -291,3 +292,47 @@ static const struct verbs_device_ops eri_dev_ops = {
 };
 
 PROVIDER_DRIVER(eri, eri_dev_ops);
+
+/* Address handles */
+
+struct ibv_ah *eri_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr)
+{
+	struct eri_create_ah_resp resp = {};
+	struct eri_ah *ah;
+	int err;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+
+	/* The kernel checks the address and resolves the source GID. */
+	err = ibv_cmd_create_ah(ibvpd, &ah->ibvah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+
+	memcpy(ah->av.dgid, resp.dgid, sizeof(ah->av.dgid));
+	memcpy(ah->av.sgid, resp.sgid, sizeof(ah->av.sgid));
+	ah->av.flow_label = htole32(resp.flow_label);
+	ah->av.hop_limit = resp.hop_limit;
+	ah->av.traffic_class = resp.traffic_class;
+
+	return &ah->ibvah;
+}
+
+int eri_destroy_ah(struct ibv_ah *ibvah)
+{
+	int err;
+
+	err = ibv_cmd_destroy_ah(ibvah);
+	if (err)
+		return err;
+	free(to_eri_ah(ibvah));
+
+	return 0;
+}

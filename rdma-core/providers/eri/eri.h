@@ -6,8 +6,10 @@
 #define __ERI_H__
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include <ccan/list.h>
 #include <infiniband/driver.h>
@@ -254,7 +256,32 @@ static inline struct eri_qp *to_eri_qp_ex(struct ibv_qp_ex *ibvqp)
 	return container_of(ibvqp, struct eri_qp, vqp.qp_ex);
 }
 
-/* eri_verbs.c: the data path. */
+/* A full barrier: our stores before it are seen before our loads after it. */
+static inline void eri_full_barrier(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+static inline void *eri_mmap(struct ibv_context *ibvctx, size_t len,
+			     int prot, uint64_t key)
+{
+	void *p;
+
+	p = mmap(NULL, len, prot, MAP_SHARED, ibvctx->cmd_fd, key);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static inline void eri_munmap(void *p, size_t len)
+{
+	if (p)
+		munmap(p, len);
+}
+
+/* eri.c: address handles (the rest of the control path is its verbs ops). */
+struct ibv_ah *eri_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
+int eri_destroy_ah(struct ibv_ah *ibvah);
+
+/* eri_cq.c */
 struct ibv_cq *eri_create_cq(struct ibv_context *ibvctx, int cqe,
 			     struct ibv_comp_channel *channel, int comp_vector);
 struct ibv_cq_ex *eri_create_cq_ex(struct ibv_context *ibvctx,
@@ -262,6 +289,13 @@ struct ibv_cq_ex *eri_create_cq_ex(struct ibv_context *ibvctx,
 int eri_destroy_cq(struct ibv_cq *ibvcq);
 int eri_poll_cq(struct ibv_cq *ibvcq, int num_entries, struct ibv_wc *wc);
 int eri_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
+
+/* eri_qp.c */
+int eri_qp_table_insert(struct eri_context *ctx, struct eri_qp *qp);
+void eri_qp_table_remove_locked(struct eri_context *ctx, struct eri_qp *qp);
+struct eri_qp *eri_qp_table_lookup(struct eri_context *ctx, uint32_t qpn);
+void eri_write_sges(struct eri_sge *sge, const struct ibv_sge *sg_list,
+		    int n);
 struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 			     struct ibv_qp_init_attr *attr);
 struct ibv_qp *eri_create_qp_ex(struct ibv_context *ibvctx,
@@ -275,6 +309,8 @@ int eri_post_send(struct ibv_qp *ibvqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int eri_post_recv(struct ibv_qp *ibvqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+
+/* eri_srq.c */
 struct ibv_srq *eri_create_srq(struct ibv_pd *ibvpd,
 			       struct ibv_srq_init_attr *attr);
 int eri_modify_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr,
@@ -283,7 +319,5 @@ int eri_query_srq(struct ibv_srq *ibvsrq, struct ibv_srq_attr *attr);
 int eri_destroy_srq(struct ibv_srq *ibvsrq);
 int eri_post_srq_recv(struct ibv_srq *ibvsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
-struct ibv_ah *eri_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
-int eri_destroy_ah(struct ibv_ah *ibvah);
 
 #endif /* __ERI_H__ */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 /*
  * Standalone test of liberi's data path without a device: it compiles
- * eri_verbs.c in, builds a CQ and a QP on plain memory, plays the device by
- * reading WQEs and writing CQEs, and checks the encodings of eri_hw.h
- * byte for byte.  The command file the kicks go to is a socket the test
+ * eri_cq.c, eri_qp.c and eri_srq.c in, builds a CQ and a QP on plain
+ * memory, plays the device by reading WQEs and writing CQEs, and checks the
+ * encodings of eri_hw.h byte for byte.  The command file the kicks go to is a socket the test
  * reads them from.
  *
  * Built and run by test/run.sh against the rdma-core tree of
@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#include "../eri_verbs.c"
+#include "../eri_cq.c"
+#include "../eri_qp.c"
+#include "../eri_srq.c"
 
 static int failures;
 

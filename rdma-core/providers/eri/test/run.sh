@@ -39,7 +39,8 @@ echo "eri_hw.h matches include/linux/eri"
 	{ echo "run scripts/rdma-core.sh first" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# eri.c is not compiled in; eri_verbs.c is, by the test.
+# eri.c is not compiled in; eri_cq.c, eri_qp.c and eri_srq.c are, by the
+# test.
 gcc -std=gnu11 -O2 -g -Wall -Wextra -Wno-sign-compare -Wno-unused-parameter \
 	-Werror -I"$build/include" \
 	-o "$out/eri_datapath_test" "$here/eri_datapath_test.c" \
