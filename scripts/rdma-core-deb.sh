@@ -46,6 +46,7 @@ key=$( {
 	cat "$0"
 	cd "$top"
 	find rdma-core/providers/eri packaging/rdma-core include/uapi/rdma/eri-abi.h \
+		include/linux/eri/eri_io_defs.h include/linux/eri/eri_ring.h \
 		compat/eri-compat.sh \
 		-path rdma-core/providers/eri/test -prune -o -type f -print | LC_ALL=C sort |
 		while read -r f; do echo "$f"; cat "$f"; done
@@ -80,6 +81,9 @@ tar -xJf "$debtar" -C "$src"
 mkdir -p "$src/providers/eri"
 (cd "$top/rdma-core/providers/eri" && find . -path ./test -prune -o -type f -print0 |
 	cpio -0 -pdm --quiet "$src/providers/eri")
+# The device formats, the kernel's files verbatim (eri_hw.h includes them).
+cp "$top/include/linux/eri/eri_io_defs.h" "$top/include/linux/eri/eri_ring.h" \
+	"$src/providers/eri/"
 cp "$top/include/uapi/rdma/eri-abi.h" "$src/kernel-headers/rdma/eri-abi.h"
 # liberi's driver id, an entry of enum rdma_driver_id in rdma-core's copy of
 # the kernel's ib_user_ioctl_verbs.h, as scripts/rdma-core.sh adds it.

@@ -59,7 +59,13 @@ ours=$top/rdma-core/providers/eri
 while IFS= read -r -d '' f; do
 	sync_file "$f" "$src/providers/eri/${f#"$ours"/}"
 done < <(find "$ours" -type f -print0)
+# The device formats, the kernel's files verbatim (eri_hw.h includes them).
+shared=(eri_io_defs.h eri_ring.h)
+for f in "${shared[@]}"; do
+	sync_file "$top/include/linux/eri/$f" "$src/providers/eri/$f"
+done
 while IFS= read -r -d '' f; do
+	[[ " ${shared[*]} " == *" ${f##*/} "* ]] && continue
 	[ -e "$ours/${f#"$src/providers/eri"/}" ] || {
 		log "removing stale ${f#"$src"/}"
 		rm -f "$f"

@@ -8,12 +8,16 @@
  * and so on; a consumer owns an entry when the owner bit equals the parity of
  * its own pass (starting at 1 on zeroed memory), reads the owner bit first
  * and then, after dma_rmb(), the rest of the entry.
+ *
+ * The userspace provider (rdma-core's providers/eri) carries this file and
+ * eri_ring.h verbatim, as efa's provider carries efa_io_defs.h: only the
+ * types of <linux/types.h> appear, and BIT(), GENMASK() and static_assert()
+ * come from the includer (<linux/bits.h> and <linux/build_bug.h> here,
+ * rdma-core's <util/util.h> and <assert.h> there).
  */
 #ifndef _ERI_IO_DEFS_H_
 #define _ERI_IO_DEFS_H_
 
-#include <linux/bits.h>
-#include <linux/build_bug.h>
 #include <linux/types.h>
 
 /* Async event queue entry. */
@@ -238,14 +242,14 @@ static_assert(sizeof(struct eri_sq_atomic) == 16);
  * and @inv_rkey are unused and zero.
  */
 struct eri_sq_ud_av {
-	u8 dgid[16];
-	u8 sgid[16];
+	__u8 dgid[16];
+	__u8 sgid[16];
 	__le32 dest_qpn;
 	__le32 qkey;
 	__le32 flow_label;		/* [19:0] */
-	u8 hop_limit;			/* 0: the device's default, 64 */
-	u8 traffic_class;
-	u8 reserved[2];
+	__u8 hop_limit;			/* 0: the device's default, 64 */
+	__u8 traffic_class;
+	__u8 reserved[2];
 };
 
 static_assert(sizeof(struct eri_sq_ud_av) == 48);

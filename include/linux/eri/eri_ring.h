@@ -6,7 +6,8 @@
  * 2^depth_log entries, depth_log <= ERI_RING_MAX_DEPTH_LOG; CQs 32-bit ones
  * (depth_log <= ERI_CQ_MAX_DEPTH_LOG).  The slot of index
  * i is its low depth_log bits; the owner bit of the entry written at i is 1
- * on even passes over the ring and 0 on odd ones (eri_io_defs.h).
+ * on even passes over the ring and 0 on odd ones (eri_io_defs.h).  Carried
+ * verbatim by the userspace provider, as eri_io_defs.h.
  */
 #ifndef _ERI_RING_H_
 #define _ERI_RING_H_
@@ -23,18 +24,18 @@
  */
 #define ERI_CQ_MAX_DEPTH_LOG	22
 
-static inline u32 eri_ring_slot(u32 idx, u32 depth_log)
+static inline __u32 eri_ring_slot(__u32 idx, __u32 depth_log)
 {
 	return idx & ((1U << depth_log) - 1);
 }
 
-static inline u32 eri_ring_owner(u32 idx, u32 depth_log)
+static inline __u32 eri_ring_owner(__u32 idx, __u32 depth_log)
 {
 	return !((idx >> depth_log) & 1);
 }
 
 /* Entries produced and not yet consumed; > depth means a broken producer. */
-static inline u32 eri_ring_used(u16 pi, u16 ci)
+static inline __u32 eri_ring_used(__u16 pi, __u16 ci)
 {
 	/* A mask, not a (u16) cast: sparse warns of casts of constants. */
 	return (pi - ci) & 0xffff;
@@ -45,7 +46,7 @@ static inline u32 eri_ring_used(u16 pi, u16 ci)
  * at most 2^ERI_RING_MAX_DEPTH_LOG entries, whose consumer may keep a
  * 16-bit index, modulo 2^32 for a larger one.
  */
-static inline u32 eri_cq_used(u32 pi, u32 ci, u32 depth_log)
+static inline __u32 eri_cq_used(__u32 pi, __u32 ci, __u32 depth_log)
 {
 	if (depth_log <= ERI_RING_MAX_DEPTH_LOG)
 		return (pi - ci) & 0xffff;
