@@ -277,6 +277,35 @@ static inline void eri_munmap(void *p, size_t len)
 		munmap(p, len);
 }
 
+/* The QP of @qpn, for poll_cq: no lock (see eri_qp_table_insert()). */
+static inline struct eri_qp *eri_qp_table_lookup(struct eri_context *ctx,
+						 uint32_t qpn)
+{
+	struct eri_qp **leaf;
+
+	if (qpn >> ERI_QPN_BITS)
+		return NULL;
+	leaf = __atomic_load_n(&ctx->qp_table[qpn >> ERI_QP_TABLE_SHIFT],
+			       __ATOMIC_ACQUIRE);
+	if (!leaf)
+		return NULL;
+	return __atomic_load_n(&leaf[qpn & ERI_QP_TABLE_MASK],
+			       __ATOMIC_ACQUIRE);
+}
+
+/* Encode @n scatter/gather entries at @sge. */
+static inline void eri_write_sges(struct eri_sge *sge,
+				  const struct ibv_sge *sg_list, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i].addr = htole64(sg_list[i].addr);
+		sge[i].length = htole32(sg_list[i].length);
+		sge[i].lkey = htole32(sg_list[i].lkey);
+	}
+}
+
 /* eri.c: address handles (the rest of the control path is its verbs ops). */
 struct ibv_ah *eri_create_ah(struct ibv_pd *ibvpd, struct ibv_ah_attr *attr);
 int eri_destroy_ah(struct ibv_ah *ibvah);
@@ -293,9 +322,6 @@ int eri_req_notify_cq(struct ibv_cq *ibvcq, int solicited_only);
 /* eri_qp.c */
 int eri_qp_table_insert(struct eri_context *ctx, struct eri_qp *qp);
 void eri_qp_table_remove_locked(struct eri_context *ctx, struct eri_qp *qp);
-struct eri_qp *eri_qp_table_lookup(struct eri_context *ctx, uint32_t qpn);
-void eri_write_sges(struct eri_sge *sge, const struct ibv_sge *sg_list,
-		    int n);
 struct ibv_qp *eri_create_qp(struct ibv_pd *ibvpd,
 			     struct ibv_qp_init_attr *attr);
 struct ibv_qp *eri_create_qp_ex(struct ibv_context *ibvctx,

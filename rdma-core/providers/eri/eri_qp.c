@@ -71,20 +71,6 @@ void eri_qp_table_remove_locked(struct eri_context *ctx, struct eri_qp *qp)
 				 __ATOMIC_RELEASE);
 }
 
-struct eri_qp *eri_qp_table_lookup(struct eri_context *ctx, uint32_t qpn)
-{
-	struct eri_qp **leaf;
-
-	if (qpn >> ERI_QPN_BITS)
-		return NULL;
-	leaf = __atomic_load_n(&ctx->qp_table[qpn >> ERI_QP_TABLE_SHIFT],
-			       __ATOMIC_ACQUIRE);
-	if (!leaf)
-		return NULL;
-	return __atomic_load_n(&leaf[qpn & ERI_QP_TABLE_MASK],
-			       __ATOMIC_ACQUIRE);
-}
-
 /* Queue pairs */
 
 /*
@@ -413,19 +399,6 @@ int eri_destroy_qp(struct ibv_qp *ibvqp)
 }
 
 /* Work requests */
-
-/* Encode @n scatter/gather entries at @sge. */
-void eri_write_sges(struct eri_sge *sge, const struct ibv_sge *sg_list,
-		    int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		sge[i].addr = htole64(sg_list[i].addr);
-		sge[i].length = htole32(sg_list[i].length);
-		sge[i].lkey = htole32(sg_list[i].lkey);
-	}
-}
 
 /*
  * Check a send WR's SGE list, or its inline data with @inl, against the
