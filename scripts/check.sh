@@ -35,7 +35,7 @@
 #                       (default: the tests/vm scripts named in DEBUG_VM_TESTS
 #                       below and the executable tests/vm-debug/*.sh except
 #                       kunit.sh); "none" skips the debug kernel altogether
-#   ERI_TWO_INSTANCES   "no" skips tests/pair/two_instances.sh
+#   ERI_TWO_INSTANCES   "no" skips tests/pair/two_instances.sh and live_migration.sh
 #   ERI_KUNIT_VERSIONS  also run kunit.py on ERI placed in-tree for these
 #                       linux-source versions (default: none; "6.12 6.1"; each
 #                       costs a kernel build of 15-35 minutes when cold)
@@ -365,6 +365,21 @@ elif [ "$rdma_ok" = 1 ] && [ "${#perftest_env[@]}" -gt 0 ] &&
 		"$logs/two-instances" || true
 else
 	skip two-instances "no rdma-core, perftest, or modules for 6.1-cloud and 6.12"
+fi
+# tests/pair/live_migration.sh: the same pair, the 6.12 guest live-migrated
+# to a second QEMU in the middle of a byte-checked transfer and a perftest
+# run (issue 25 item 5).
+if [ "${ERI_TWO_INSTANCES:-yes}" = no ]; then
+	skip live-migration "ERI_TWO_INSTANCES=no"
+elif [ "$rdma_ok" = 1 ] && [ "${#perftest_env[@]}" -gt 0 ] &&
+	[ -n "$pair_srv" ] && [ -f "build/$pair_srv/drivers/infiniband/sw/eri_sim/eri_sim.ko" ] &&
+	[ -n "$pair_cli" ] && [ -f "build/$pair_cli/drivers/infiniband/sw/eri_sim/eri_sim.ko" ]; then
+	run_step live-migration - tests/pair/live_migration.sh \
+		--server "6.1-cloud=$top/build/$pair_srv" --client "6.12=$top/build/$pair_cli" \
+		--rdma-core "$rdma_core_prefix" --perftest "${perftest_env[1]#ERI_PERFTEST=}" \
+		"$logs/live-migration" || true
+else
+	skip live-migration "no rdma-core, perftest, or modules for 6.1-cloud and 6.12"
 fi
 
 # ------------------------------------------------------------------ debug kernel
