@@ -353,32 +353,24 @@ done
 # tests/pair/two_instances.sh: a 6.1-cloud and a 6.12 guest at once, each
 # with a virtio-net NIC, joined by a datagram network on the host's
 # loopback, run the standard tools against each other (issue 25 item 4).
-pair_srv=${ver_of[6.1-cloud]:-} pair_cli=${ver_of[6.12]:-}
-if [ "${ERI_TWO_INSTANCES:-yes}" = no ]; then
-	skip two-instances "ERI_TWO_INSTANCES=no"
-elif [ "$rdma_ok" = 1 ] && [ "${#perftest_env[@]}" -gt 0 ] &&
-	[ -n "$pair_srv" ] && [ -f "build/$pair_srv/drivers/infiniband/sw/eri_sim/eri_sim.ko" ] &&
-	[ -n "$pair_cli" ] && [ -f "build/$pair_cli/drivers/infiniband/sw/eri_sim/eri_sim.ko" ]; then
-	run_step two-instances - tests/pair/two_instances.sh \
-		--server "6.1-cloud=$top/build/$pair_srv" --client "6.12=$top/build/$pair_cli" \
-		--rdma-core "$rdma_core_prefix" --perftest "${perftest_env[1]#ERI_PERFTEST=}" \
-		"$logs/two-instances" || true
-else
-	skip two-instances "no rdma-core, perftest, or modules for 6.1-cloud and 6.12"
-fi
 # tests/pair/live_migration.sh: the same pair, the 6.12 guest live-migrated
 # to a second QEMU in the middle of a byte-checked transfer and a perftest
 # run (issue 25 item 5).
+pair_srv=${ver_of[6.1-cloud]:-} pair_cli=${ver_of[6.12]:-}
 if [ "${ERI_TWO_INSTANCES:-yes}" = no ]; then
+	skip two-instances "ERI_TWO_INSTANCES=no"
 	skip live-migration "ERI_TWO_INSTANCES=no"
 elif [ "$rdma_ok" = 1 ] && [ "${#perftest_env[@]}" -gt 0 ] &&
 	[ -n "$pair_srv" ] && [ -f "build/$pair_srv/drivers/infiniband/sw/eri_sim/eri_sim.ko" ] &&
 	[ -n "$pair_cli" ] && [ -f "build/$pair_cli/drivers/infiniband/sw/eri_sim/eri_sim.ko" ]; then
-	run_step live-migration - tests/pair/live_migration.sh \
-		--server "6.1-cloud=$top/build/$pair_srv" --client "6.12=$top/build/$pair_cli" \
-		--rdma-core "$rdma_core_prefix" --perftest "${perftest_env[1]#ERI_PERFTEST=}" \
+	pair_args=(--server "6.1-cloud=$top/build/$pair_srv" --client "6.12=$top/build/$pair_cli"
+		--rdma-core "$rdma_core_prefix" --perftest "${perftest_env[1]#ERI_PERFTEST=}")
+	run_step two-instances - tests/pair/two_instances.sh "${pair_args[@]}" \
+		"$logs/two-instances" || true
+	run_step live-migration - tests/pair/live_migration.sh "${pair_args[@]}" \
 		"$logs/live-migration" || true
 else
+	skip two-instances "no rdma-core, perftest, or modules for 6.1-cloud and 6.12"
 	skip live-migration "no rdma-core, perftest, or modules for 6.1-cloud and 6.12"
 fi
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# One of two instances (tests/host/two_instances.sh): a guest whose NIC is
+# One of two instances (tests/pair/two_instances.sh): a guest whose NIC is
 # a virtio-net device joined to the other guest's, ERI on it, and the
 # standard tools run against the other instance, as two cloud instances
 # would.  The "server" instance runs the listening side of each step, the
@@ -21,22 +21,13 @@
 #   bin directory)
 set -u
 . "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/guest_lib.sh"
 
-role=${ERI_ROLE:?server or client}
-self=${ERI_SELF:?} peer=${ERI_PEER:?}
-pt=${ERI_PERFTEST:?the bin directory of perftest}
 dev=eri0
 T=300
 echo "# instance: $role, $(uname -r), $self -> $peer"
 
-link_up() {
-	modprobe virtio_net &&
-	wait_for 20 test -e /sys/class/net/eth0 &&
-	ip addr add "$self/24" dev eth0 &&
-	ip link set eth0 up
-}
-check "virtio-net eth0 up with $self" link_up
-check "the other instance answers ping" wait_for 120 ping -c 1 -W 1 "$peer"
+bring_up
 # What the NIC offers: its driver, MTU and offloads.
 nic_info() {
 	local drv offl
@@ -47,11 +38,6 @@ nic_info() {
 	echo "# eth0: driver ${drv##*/}, mtu $(cat /sys/class/net/eth0/mtu), $offl"
 }
 nic_info
-modprobe rdma_ucm
-check "rdma link add $dev on eth0" rdma link add "$dev" type eri netdev eth0
-check "$dev has a RoCE v2 GID for $self" wait_for 20 gid_index "$dev" "$self"
-gid=$(gid_index "$dev" "$self")
-gid=${gid:-1}
 
 # step NAME SERVER... -- CLIENT...: this instance's side of one step.
 step() {

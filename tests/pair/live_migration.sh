@@ -29,6 +29,7 @@
 # the destination), every check passed and every kernel log is clean.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/pair/host_lib.sh"
 
 server='' client='' rdma_core='' perftest='' secs=30 timeout=900
 while [ $# -gt 1 ]; do
@@ -46,9 +47,6 @@ done
 out=$1
 [ -n "$rdma_core" ] && [ -n "$perftest" ] ||
 	{ echo "live_migration.sh: --rdma-core and --perftest are needed" >&2; exit 2; }
-default_instance() {
-	echo "$1=$top/build/$("$top/scripts/kernel.sh" version "$1")"
-}
 [ -n "$server" ] || server=$(default_instance 6.1-cloud)
 [ -n "$client" ] || client=$(default_instance 6.12)
 
@@ -57,15 +55,7 @@ out=$(realpath "$out")
 rm -f "$out"/*.log "$out"/*.sock "$out"/*.mon "$out/migration.txt"
 # Five UDP ports of the loopback nobody uses now: the relay's two, the
 # server's and the client's at its source and at its destination.
-read -r relay_mobile relay_peer port_srv port_src port_dst < <(python3 -c '
-import socket
-socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(5)]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(*(s.getsockname()[1] for s in socks))')
-dgram() {
-	echo "dgram,local.type=inet,local.host=127.0.0.1,local.port=$1,remote.type=inet,remote.host=127.0.0.1,remote.port=$2"
-}
+read -r relay_mobile relay_peer port_srv port_src port_dst < <(free_ports 5)
 
 pids=()
 relay_pid=

@@ -19,30 +19,13 @@
 #   long the transfers run, default 30)
 set -u
 . "$(dirname "$0")/../vm/lib.sh"
+. "$(dirname "$0")/guest_lib.sh"
 
-role=${ERI_ROLE:?server or client}
-self=${ERI_SELF:?} peer=${ERI_PEER:?}
-pt=${ERI_PERFTEST:?the bin directory of perftest}
 secs=${ERI_MIG_SECS:-30}
 dev=eri0
 echo "# instance: $role, $(uname -r), $self -> $peer"
 
-# A migratable guest has its modules loaded (vm-run --preload), not their
-# files.
-load() { [ -d "/sys/module/$1" ] || modprobe "$1"; }
-link_up() {
-	load virtio_net &&
-	wait_for 20 test -e /sys/class/net/eth0 &&
-	ip addr add "$self/24" dev eth0 &&
-	ip link set eth0 up
-}
-check "virtio-net eth0 up with $self" link_up
-check "the other instance answers ping" wait_for 120 ping -c 1 -W 1 "$peer"
-load rdma_ucm
-check "rdma link add $dev on eth0" rdma link add "$dev" type eri netdev eth0
-check "$dev has a RoCE v2 GID for $self" wait_for 20 gid_index "$dev" "$self"
-gid=$(gid_index "$dev" "$self")
-gid=${gid:-1}
+bring_up
 
 # counter NAME: one of ERI's port counters.
 counter() {

@@ -22,6 +22,7 @@
 # passing and a clean kernel log (vm-run's own checks).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/pair/host_lib.sh"
 
 server='' client='' rdma_core='' perftest='' timeout=900
 while [ $# -gt 1 ]; do
@@ -38,24 +39,12 @@ done
 out=$1
 [ -n "$rdma_core" ] && [ -n "$perftest" ] ||
 	{ echo "two_instances.sh: --rdma-core and --perftest are needed" >&2; exit 2; }
-# default_instance FLAVOUR: FLAVOUR=build/<its release>
-default_instance() {
-	echo "$1=$top/build/$("$top/scripts/kernel.sh" version "$1")"
-}
 [ -n "$server" ] || server=$(default_instance 6.1-cloud)
 [ -n "$client" ] || client=$(default_instance 6.12)
 
 # Two UDP ports of the loopback nobody uses now: each guest's end of the
 # datagram network.
-read -r port_s port_c < <(python3 -c '
-import socket
-socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(*(s.getsockname()[1] for s in socks))')
-dgram() {
-	echo "dgram,local.type=inet,local.host=127.0.0.1,local.port=$1,remote.type=inet,remote.host=127.0.0.1,remote.port=$2"
-}
+read -r port_s port_c < <(free_ports 2)
 
 mkdir -p "$out"
 addr_s=198.18.5.1 addr_c=198.18.5.2
