@@ -3,7 +3,8 @@
 """hmp.py SOCKET COMMAND...: runs each COMMAND on the QEMU human monitor
 listening on the UNIX socket SOCKET (vm-run --monitor) and prints its
 output, without the monitor's prompt, echo and terminal sequences.  Exit
-status 1 when the monitor cannot be reached within 10 s."""
+status 1 when the monitor cannot be reached within 10 s; an error when it
+stops answering for 60 s."""
 import re
 import socket
 import sys
@@ -37,6 +38,8 @@ def main():
                 print("hmp.py: cannot connect to %s" % sys.argv[1], file=sys.stderr)
                 sys.exit(1)
             time.sleep(0.2)
+    # A monitor that stops answering fails the caller, not hangs it.
+    s.settimeout(60)
     read_prompt(s)
     for cmd in sys.argv[2:]:
         s.sendall(cmd.encode() + b"\n")
