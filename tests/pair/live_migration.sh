@@ -31,24 +31,18 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/pair/host_lib.sh"
 
-server='' client='' rdma_core='' perftest='' secs=30 timeout=900
+secs=30
 while [ $# -gt 1 ]; do
+	pair_option "$1" "$2" && { shift 2; continue; }
 	case $1 in
-	--server)    server=$2; shift 2 ;;
-	--client)    client=$2; shift 2 ;;
-	--rdma-core) rdma_core=$2; shift 2 ;;
-	--perftest)  perftest=$2; shift 2 ;;
-	--secs)      secs=$2; shift 2 ;;
-	--timeout)   timeout=$2; shift 2 ;;
+	--secs)      secs=$2 ;;
 	*)           echo "live_migration.sh: unknown option $1" >&2; exit 2 ;;
 	esac
+	shift 2
 done
 [ $# -eq 1 ] || { sed -n '3,29s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 out=$1
-[ -n "$rdma_core" ] && [ -n "$perftest" ] ||
-	{ echo "live_migration.sh: --rdma-core and --perftest are needed" >&2; exit 2; }
-[ -n "$server" ] || server=$(default_instance 6.1-cloud)
-[ -n "$client" ] || client=$(default_instance 6.12)
+pair_defaults
 
 mkdir -p "$out"
 out=$(realpath "$out")
