@@ -72,6 +72,15 @@ while IFS= read -r -d '' f; do
 	}
 done < <(find "$src/providers/eri" -type f -print0)
 sync_file "$top/include/uapi/rdma/eri-abi.h" "$src/kernel-headers/rdma/eri-abi.h"
+# liberi's pyverbs tests, in rdma-core's tests/ and in its list there (after
+# EFA's, in the sorted list).
+sync_file "$top/rdma-core/tests/test_eri.py" "$src/tests/test_eri.py"
+tl=$src/tests/CMakeLists.txt
+if ! grep -q '^  test_eri\.py$' "$tl"; then
+	grep -q '^  test_efadv\.py$' "$tl" || die "cannot find test_efadv.py in $tl"
+	log "adding test_eri.py to tests/CMakeLists.txt"
+	sed -i 's|^  test_efadv\.py$|&\n  test_eri.py|' "$tl"
+fi
 # liberi's driver id, RDMA_DRIVER_ERI, is an entry of enum rdma_driver_id in
 # rdma-core's copy of the kernel's ib_user_ioctl_verbs.h, as the kernel series
 # adds it; out of tree with the value compat/eri-compat.sh gives it.
