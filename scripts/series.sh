@@ -191,6 +191,7 @@ edit_paths() {
 	rc-kernel-headers) echo kernel-headers/CMakeLists.txt ;;
 	rc-provider) printf '%s\n' CMakeLists.txt libibverbs/verbs.h ;;
 	rc-maintainers) echo MAINTAINERS ;;
+	rc-tests) echo tests/CMakeLists.txt ;;
 	rc-packaging) printf '%s\n' debian/control debian/copyright \
 		redhat/rdma-core.spec suse/rdma-core.spec ;;
 	*) die "unknown edit '$1'" ;;
@@ -235,6 +236,7 @@ edit_one() {
 			insert_after '^- liberdma: ' '- liberi: Elastic RDMA Interface (ERI) devices' ;;
 	rc-packaging:suse/*)
 		insert_after '^- libefa: ' '- liberi: Elastic RDMA Interface (ERI) devices' ;;
+	rc-tests:*) insert_after '^  test_efadv\.py$' '  test_eri.py' ;;
 	rc-maintainers:*)
 		insert_before '^HF1 USERSPACE PROVIDER' "$(printf '%s\n' \
 			'ERI USERSPACE PROVIDER (for eri.ko)' \
@@ -593,7 +595,8 @@ for w in "${which[@]}"; do
 		fi ;;
 	rdma-core)
 		rdma_core_pristine
-		generate rdma-core "$RC" rdma-core/providers/eri include/uapi/rdma/eri-abi.h
+		generate rdma-core "$RC" rdma-core/providers/eri rdma-core/tests \
+			include/uapi/rdma/eri-abi.h
 		if [ "$mode" = check ]; then
 			# rdma-core.sh's build dependencies, and ccache
 			"$top/scripts/debian-packages.sh" cmake ninja-build pkg-config gcc \
