@@ -31,6 +31,8 @@
 #   "# check-packages: yes"   ERI's Debian packages (the deb step) as
 #                             ERI_DEBS, and no --modules, --rdma-core or
 #                             perftest (tests/vm/install.sh)
+#   "# check-fs: virtiofs"    (with check-packages) the host's root over
+#                             virtiofs on every kernel (vm-run --fs)
 #   ERI_DEBUG_TESTS     scripts run on the debug kernel, SCRIPT[:ARG...] each
 #                       (default: the tests/vm scripts named in DEBUG_VM_TESTS
 #                       below and the executable tests/vm-debug/*.sh except
@@ -341,8 +343,9 @@ for fl in $VM_FLAVOURS; do
 			skip "$name" "the packages did not build"
 			continue
 		fi
-		tmo=$(test_meta timeout "$t")
+		tmo=$(test_meta timeout "$t") tfs=$(test_meta fs "$t")
 		args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
+		[ -z "$tfs" ] || args+=(--fs "$tfs")
 		[ -n "${ERI_INSTALL_MODE:-}" ] && args+=(--env "ERI_INSTALL_MODE=$ERI_INSTALL_MODE")
 		run_step "$name" - scripts/vm-run "${args[@]}" --env "ERI_DEBS=$top/build/deb" "$t" || true
 	done
