@@ -70,9 +70,9 @@ def poll_ok(test, cq, count):
 
 def wait_event(get, secs):
     """
-    Whether @get (a blocking wait for an event) returns within @secs
-    seconds: a timer signal interrupts the wait (Python's handlers are
-    installed without SA_RESTART).
+    What @get (a blocking wait for an event) returns, or None when it has
+    not returned within @secs seconds: a timer signal interrupts the wait
+    (Python installs its handlers without SA_RESTART).
     """
     fired = []
     old = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(1))
@@ -292,6 +292,8 @@ class EriTestCase(EriRDMATestCase):
         depth, batch, total = 1024, 512, 70000
         client, server = self.players(depth=depth, cqe=40000,
                                       send_ops_flags=e.IBV_QP_EX_WITH_RDMA_WRITE)
+        # Fewer entries than completions: the ring wraps.
+        self.assertTrue(40000 <= client.cq.cqe < total, client.cq.cqe)
         qp = client.qp
         posted = polled = 0
         while polled < total:
