@@ -48,7 +48,11 @@ class EriRDMATestCase(RDMATestCase):
 
 
 def poll(cq, count, timeout=POLL_TIMEOUT):
-    """The next @count completions of @cq, whatever their status."""
+    """
+    The next @count completions of @cq, whatever their status (where
+    tests.utils.poll_cq stops at the first error and bounds the wait at
+    10 s, short under emulation).
+    """
     wcs = []
     deadline = time.monotonic() + timeout
     while len(wcs) < count:
@@ -575,7 +579,7 @@ class EriTestCase(EriRDMATestCase):
 
         def no_remote_write(client, server):
             mr = MR(server.pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
-            server.local_only = mr
+            server.local_only = mr  # lives as long as the server's PD
             return client.mr.lkey, mr.rkey, mr.buf
 
         def past_the_end(client, server):
