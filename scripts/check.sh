@@ -26,7 +26,9 @@
 # A test script may narrow what make check does with it by header lines:
 #   "# check-flavours: 6.12"  run it on these of ERI_VM_FLAVOURS only (for a
 #                             long test of the device's own transport, which
-#                             does not differ between kernels)
+#                             does not differ between kernels); "none"
+#                             for a test only the debug kernel runs
+#                             (DEBUG_VM_TESTS below)
 #   "# check-timeout: 900"    its time limit, when it needs more than the default
 #   "# check-packages: yes"   ERI's Debian packages (the deb step) as
 #                             ERI_DEBS, and no --modules, --rdma-core or
@@ -82,19 +84,26 @@ fail() {
 # run_step NAME CHECKER CMD...: runs CMD with output to build/logs/NAME.log;
 # then "CHECKER LOG" (if not "-") must succeed: it prints why it failed.
 run_step() {
-	local name=$1 checker=$2 log=$logs/$1.log rc t0=$SECONDS why
+	local name=$1 checker=$2 rc t0=$SECONDS
 	shift 2
 	echo "---- $name: $*" >&2
 	set +e
-	"$@" > "$log" 2>&1 < /dev/null
+	"$@" > "$logs/$name.log" 2>&1 < /dev/null
 	rc=$?
 	set -e
-	if [ $rc -eq 77 ]; then
+	step_verdict "$name" "$checker" "$rc" $((SECONDS - t0))
+}
+
+# step_verdict NAME CHECKER STATUS SECONDS: run_step's verdict on a command
+# that ended with STATUS after SECONDS, its output in build/logs/NAME.log.
+step_verdict() {
+	local name=$1 checker=$2 rc=$3 secs=$4 log=$logs/$1.log why
+	if [ "$rc" -eq 77 ]; then
 		# A test that does not apply here (as automake's convention).
 		skip "$name" "$(grep -m1 '^# skip' "$log" | sed 's/^# skip: //')"
 		return 0
 	fi
-	if [ $rc -ne 0 ]; then
+	if [ "$rc" -ne 0 ]; then
 		fail "$name" "$log" "exit status $rc"
 		return 1
 	fi
@@ -102,7 +111,7 @@ run_step() {
 		fail "$name" "$log" "$why"
 		return 1
 	fi
-	pass "$name" $((SECONDS - t0))
+	pass "$name" "$secs"
 }
 
 # ------------------------------------------------------------------ checkers
@@ -320,6 +329,41 @@ vm_series() {
 	done
 }
 
+# package_test NAME FLAVOUR SCRIPT: SCRIPT (a "check-packages" test) in a
+# guest of its own; its exit status and seconds go to build/logs/NAME.status.
+package_test() {
+	local name=$1 fl=$2 t=$3 tmo tfs args rc=0 t0=$SECONDS
+	tmo=$(test_meta timeout "$t") tfs=$(test_meta fs "$t")
+	args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
+	[ -z "$tfs" ] || args+=(--fs "$tfs")
+	[ -n "${ERI_INSTALL_MODE:-}" ] && args+=(--env "ERI_INSTALL_MODE=$ERI_INSTALL_MODE")
+	scripts/vm-run "${args[@]}" --env "ERI_DEBS=$top/build/deb" "$t" \
+		> "$logs/$name.log" 2>&1 < /dev/null || rc=$?
+	echo "$rc $((SECONDS - t0))" > "$logs/$name.status"
+}
+# package_tests: the tests collected in pk_name, pk_fl and pk_test, two
+# guests at a time, then their verdicts in order.  They are dpkg and depmod,
+# one process at a time, and nothing in them is timed: a guest keeps about
+# one of the host's two cores busy, so two at once take little longer than
+# one, where every other guest test runs alone.
+package_tests() {
+	local i rc secs running=0
+	for i in "${!pk_name[@]}"; do
+		if [ "$running" -ge 2 ]; then
+			wait -n || true
+			running=$((running - 1))
+		fi
+		echo "---- ${pk_name[$i]}: ${pk_test[$i]} on ${pk_fl[$i]} (in the background)" >&2
+		package_test "${pk_name[$i]}" "${pk_fl[$i]}" "${pk_test[$i]}" &
+		running=$((running + 1))
+	done
+	wait || true
+	for i in "${!pk_name[@]}"; do
+		read -r rc secs < "$logs/${pk_name[$i]}.status" || { rc=1 secs=0; }
+		step_verdict "${pk_name[$i]}" - "$rc" "$secs" || true
+	done
+}
+pk_name=() pk_fl=() pk_test=()
 for fl in $VM_FLAVOURS; do
 	ver=${ver_of[$fl]:-}
 	[ -n "$ver" ] || ver=$(scripts/kernel.sh version "$fl" 2>/dev/null) || ver=
@@ -338,19 +382,16 @@ for fl in $VM_FLAVOURS; do
 			stests+=("$t")
 			continue
 		fi
-		# Installs packages: a boot of its own.
+		# Installs packages: a boot of its own, after the series.
 		if [ "$debs_ok" = 0 ]; then
 			skip "$name" "the packages did not build"
 			continue
 		fi
-		tmo=$(test_meta timeout "$t") tfs=$(test_meta fs "$t")
-		args=(--kernel "$fl" --timeout "${tmo:-$VM_TIMEOUT}" --out "$logs/$name")
-		[ -z "$tfs" ] || args+=(--fs "$tfs")
-		[ -n "${ERI_INSTALL_MODE:-}" ] && args+=(--env "ERI_INSTALL_MODE=$ERI_INSTALL_MODE")
-		run_step "$name" - scripts/vm-run "${args[@]}" --env "ERI_DEBS=$top/build/deb" "$t" || true
+		pk_name+=("$name") pk_fl+=("$fl") pk_test+=("$t")
 	done
 	[ "${#stests[@]}" -eq 0 ] || vm_series "$fl" "build/$ver" "${stests[@]}"
 done
+[ "${#pk_name[@]}" -eq 0 ] || package_tests
 
 # ------------------------------------------------------------------ two instances
 # tests/pair/two_instances.sh: a 6.1-cloud and a 6.12 guest at once, each
