@@ -124,6 +124,22 @@ static void bbr_set_pacing(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b)
 	cc->pacing_rate = rate;
 }
 
+/*
+ * The window's target, in packets: twice the BDP, the ACK aggregation
+ * measured, three send quanta, and in phase 0 a little more.
+ */
+static u32 bbr_target(const struct eri_sim_cc *cc,
+		      const struct eri_sim_cc_bbr *b)
+{
+	bool probe_up = b->mode == ERI_SIM_CC_BBR_PROBE_BW && !b->phase;
+
+	return min_t(u64, (u64)bbr_bdp(b, ERI_SIM_CC_BBR_CWND_GAIN) +
+		     max(b->extra_acked[0], b->extra_acked[1]) +
+		     ERI_SIM_CC_BBR_QUANTA * cc->quantum +
+		     (probe_up ? ERI_SIM_CC_BBR_PROBE_UP_EXTRA : 0),
+		     ERI_SIM_CC_MAX_WND);
+}
+
 /* The window, in packets (eri.rst, "Window and pacing"). */
 static void bbr_set_cwnd(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b,
 			 u32 acked)
@@ -135,12 +151,7 @@ static void bbr_set_cwnd(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b,
 		cc->cwnd = ERI_SIM_CC_BBR_INIT_CWND << ERI_SIM_CC_FP_SHIFT;
 		return;
 	}
-	target = bbr_bdp(b, ERI_SIM_CC_BBR_CWND_GAIN);
-	target = min_t(u64, (u64)target +
-		       max(b->extra_acked[0], b->extra_acked[1]) +
-		       ERI_SIM_CC_BBR_QUANTA * cc->quantum +
-		       (probe_up ? ERI_SIM_CC_BBR_PROBE_UP_EXTRA : 0),
-		       ERI_SIM_CC_MAX_WND);
+	target = bbr_target(cc, b);
 	acked = min_t(u32, acked, ERI_SIM_CC_MAX_WND);
 	/*
 	 * After STARTUP up to the target; in STARTUP towards it, or beyond
@@ -411,10 +422,25 @@ static void bbr_check_startup(struct eri_sim_cc_bbr *b,
 }
 
 /*
- * PROBE_BW's phases: each lasts min_rtt; 0 and 1 have conditions.  Phase 1
- * drains what the flight holds beyond the BDP, for up to one smoothed RTT
- * (which includes the queue): a bandwidth estimate a little high keeps a
- * queue that a drain of min_rtt alone would never empty.
+ * inflight_hi, not the model's target, bounds the window: the bound, not
+ * the path, limits the flight.  A window-limited flow in a queue another
+ * sender keeps full always has more than 1.25 BDP in flight (its delivery
+ * rate is its window over an RTT the queue inflates), so that is no sign of
+ * a full pipe then.
+ */
+static bool bbr_hi_binds(const struct eri_sim_cc *cc,
+			 const struct eri_sim_cc_bbr *b)
+{
+	return b->inflight_hi != BBR_NONE && bbr_target(cc, b) > b->inflight_hi;
+}
+
+/*
+ * PROBE_BW's phases: each lasts min_rtt; 0 and 1 have conditions.  Phase 0
+ * goes on while inflight_hi bounds the window (raised each round, step 7)
+ * until a loss.  Phase 1 drains what the flight holds beyond the BDP, for
+ * up to one smoothed RTT (which includes the queue): a bandwidth estimate a
+ * little high keeps a queue that a drain of min_rtt alone would never
+ * empty.
  */
 static void bbr_advance_phase(const struct eri_sim_cc *cc,
 			      struct eri_sim_cc_bbr *b,
@@ -428,8 +454,9 @@ static void bbr_advance_phase(const struct eri_sim_cc *cc,
 		return;
 	if (!b->phase)
 		next = elapsed > min_rtt_ns &&
-		       (ack->lost || ack->inflight >=
-			bbr_bdp(b, ERI_SIM_CC_BBR_PROBE_UP_GAIN));
+		       (ack->lost ||
+			(!bbr_hi_binds(cc, b) && ack->inflight >=
+			 bbr_bdp(b, ERI_SIM_CC_BBR_PROBE_UP_GAIN)));
 	else if (b->phase == 1)
 		next = elapsed > max(min_rtt_ns, cc->srtt_ns) ||
 		       ack->inflight <= bbr_bdp(b, ERI_SIM_CC_BBR_UNIT);
