@@ -756,6 +756,111 @@ static void eri_sim_cc_bbr_test_app_window(struct kunit *test)
 	}
 }
 
+/* Phase 0's rule, fed ACKs directly: what its path looks like, below. */
+struct t_probe {
+	struct eri_sim_cc cc;
+	u64 now;
+	u64 delivered;
+};
+
+#define T_PROBE_MIN_RTT_US	60000	/* the other sender's queue in it */
+#define T_PROBE_BDP		40	/* packets */
+#define T_PROBE_FLIGHT		50	/* what the window holds: 1.25 BDP */
+#define T_PROBE_ACK_GAP		(1600 * T_US)	/* a round: 80 ms */
+
+/*
+ * A bbr QP in PROBE_BW's phase 0 whose model is a BDP of T_PROBE_BDP
+ * packets at a min_rtt of T_PROBE_MIN_RTT_US, its window @hi packets, the
+ * bound inflight_hi @hi (BBR_NONE: none).
+ */
+static void t_probe_init(struct t_probe *t, u32 hi)
+{
+	struct eri_sim_cc_bbr *b;
+
+	t->now = T_SEC;
+	t->delivered = 1000;
+	eri_sim_cc_init(&t->cc, &eri_sim_cc_bbr_ops, T_MTU, T_HDRS, t->now, 7);
+	b = eri_sim_cc_bbr(&t->cc);
+	minmax_reset(&b->max_bw, 0,
+		     div_u64((u64)T_PROBE_BDP << ERI_SIM_CC_BW_SHIFT,
+			     T_PROBE_MIN_RTT_US));
+	b->min_rtt_us = T_PROBE_MIN_RTT_US;
+	b->min_rtt_stamp_ns = t->now;
+	b->full_bw_reached = true;
+	b->mode = ERI_SIM_CC_BBR_PROBE_BW;
+	b->phase = 0;
+	b->phase_ns = t->now;
+	b->delivered = t->delivered;
+	b->next_round_delivered = t->delivered;
+	b->inflight_hi = hi;
+	t->cc.cwnd = (hi == ERI_SIM_CC_BBR_NONE ? T_PROBE_FLIGHT : hi) <<
+		     ERI_SIM_CC_FP_SHIFT;
+}
+
+/*
+ * One ACK of one packet, T_PROBE_ACK_GAP after the last, for a packet sent
+ * with T_PROBE_FLIGHT in flight, as many delivered since (a round is
+ * T_PROBE_FLIGHT ACKs), and leaving as many: always 1.25 BDP, a
+ * window-limited flow whose RTT the queue inflates.  @lost packets declared
+ * lost with it.
+ */
+static void t_probe_ack(struct t_probe *t, u32 lost)
+{
+	struct eri_sim_cc_ack ack = {
+		.acked = 1,
+		.lost = lost,
+		.inflight = T_PROBE_FLIGHT,
+		.rs = {
+			.prior_delivered = t->delivered + 1 - T_PROBE_FLIGHT,
+			.delivered = T_PROBE_FLIGHT,
+			.lost = lost,
+			.tx_in_flight = T_PROBE_FLIGHT,
+		},
+	};
+
+	t->now += T_PROBE_ACK_GAP;
+	t->delivered++;
+	ack.now_ns = t->now;
+	eri_sim_cc_ack(&t->cc, &ack);
+}
+
+/*
+ * Beside another sender that keeps a queue full, a window-limited QP has
+ * more than 1.25 BDP in flight all along: while inflight_hi, below the
+ * model's target, bounds its window, phase 0 goes on, raising the bound
+ * each round, until a loss; without a bound, 1.25 BDP ends it after
+ * min_rtt, as before.
+ */
+static void eri_sim_cc_bbr_test_probe_up_bound(struct kunit *test)
+{
+	struct t_probe *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct eri_sim_cc_bbr *b;
+	u32 i, hi = 21;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	b = eri_sim_cc_bbr(&t->cc);
+	/* No bound: the phase ends within its first round. */
+	t_probe_init(t, ERI_SIM_CC_BBR_NONE);
+	for (i = 0; i < T_PROBE_FLIGHT; i++)
+		t_probe_ack(t, 0);
+	KUNIT_EXPECT_NE(test, b->phase, 0);
+	/* A bound of 21 packets: four rounds later still probing, raised. */
+	t_probe_init(t, hi);
+	for (i = 0; i < 4 * T_PROBE_FLIGHT; i++)
+		t_probe_ack(t, 0);
+	KUNIT_EXPECT_EQ(test, b->phase, 0);
+	KUNIT_EXPECT_GE(test, b->inflight_hi, hi + 1 + 2 + 4);
+	/* The window follows, an ACK at a time. */
+	KUNIT_EXPECT_GT(test, t->cc.cwnd >> ERI_SIM_CC_FP_SHIFT, hi + 1 + 2 + 4);
+	kunit_info(test, "inflight_hi %u after 4 rounds from %u", b->inflight_hi,
+		   hi);
+	/* Losses beyond 2% of the flight end it and cut the bound. */
+	t_probe_ack(t, 5);
+	KUNIT_EXPECT_EQ(test, b->phase, 1);
+	KUNIT_EXPECT_EQ(test, b->inflight_hi,
+			T_PROBE_FLIGHT * ERI_SIM_CC_BBR_BETA >> 10);
+}
+
 /* Seconds each on a kernel built with KASAN and lockdep. */
 static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_noisy_rtt),
@@ -763,6 +868,7 @@ static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_random_loss),
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_reorder_delay),
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_app_window),
+	KUNIT_CASE(eri_sim_cc_bbr_test_probe_up_bound),
 	{}
 };
 
