@@ -43,24 +43,29 @@ static void dcqcn_increase(struct eri_sim_cc_dcqcn *d)
 {
 	u32 t = d->timer_steps, b = d->byte_steps;
 
+	/* No overflow: steps < 2^32, rt >> 3 < 2^28. */
 	if (t > ERI_SIM_CC_DCQCN_FR_STEPS && b > ERI_SIM_CC_DCQCN_FR_STEPS)
 		d->rt += (u64)(min(t, b) - ERI_SIM_CC_DCQCN_FR_STEPS) *
-			 ERI_SIM_CC_DCQCN_RHAI;
+			 min(ERI_SIM_CC_DCQCN_RHAI,
+			     d->rt >> ERI_SIM_CC_DCQCN_HAI_SHIFT);
 	else if (t > ERI_SIM_CC_DCQCN_FR_STEPS || b > ERI_SIM_CC_DCQCN_FR_STEPS)
-		d->rt += ERI_SIM_CC_DCQCN_RAI;
+		d->rt += min(ERI_SIM_CC_DCQCN_RAI,
+			     d->rt >> ERI_SIM_CC_DCQCN_AI_SHIFT);
 	d->rt = min(d->rt, ERI_SIM_CC_DCQCN_LINE_RATE);
 	d->rc = (d->rt + d->rc) / 2;
 }
 
 /* Apply the alpha and increase periods that ended by @now_ns. */
-static void dcqcn_advance(struct eri_sim_cc_dcqcn *d, u64 now_ns)
+static void dcqcn_advance(const struct eri_sim_cc *cc,
+			  struct eri_sim_cc_dcqcn *d, u64 now_ns)
 {
+	u64 alpha_period = max(ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS, cc->srtt_ns);
+	u64 inc_period = max(ERI_SIM_CC_DCQCN_INC_PERIOD_NS, cc->srtt_ns);
 	u64 n, i;
 
-	if (now_ns >= d->alpha_ns + ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS) {
-		n = div64_u64(now_ns - d->alpha_ns,
-			      ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS);
-		d->alpha_ns += n * ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS;
+	if (now_ns >= d->alpha_ns + alpha_period) {
+		n = div64_u64(now_ns - d->alpha_ns, alpha_period);
+		d->alpha_ns += n * alpha_period;
 		/* The period that saw a CNP raised alpha instead. */
 		if (d->cnp_in_period)
 			n--;
@@ -70,10 +75,9 @@ static void dcqcn_advance(struct eri_sim_cc_dcqcn *d, u64 now_ns)
 			d->alpha -= DIV_ROUND_UP(d->alpha * ERI_SIM_CC_DCQCN_G,
 						 ERI_SIM_CC_DCQCN_ALPHA_ONE);
 	}
-	if (now_ns >= d->inc_ns + ERI_SIM_CC_DCQCN_INC_PERIOD_NS) {
-		n = div64_u64(now_ns - d->inc_ns,
-			      ERI_SIM_CC_DCQCN_INC_PERIOD_NS);
-		d->inc_ns += n * ERI_SIM_CC_DCQCN_INC_PERIOD_NS;
+	if (now_ns >= d->inc_ns + inc_period) {
+		n = div64_u64(now_ns - d->inc_ns, inc_period);
+		d->inc_ns += n * inc_period;
 		for (i = 0; i < min_t(u64, n, ERI_SIM_CC_DCQCN_MAX_CATCHUP);
 		     i++) {
 			if (d->timer_steps < U32_MAX)
@@ -101,7 +105,7 @@ static void dcqcn_on_delivery(struct eri_sim_cc *cc, u64 now_ns,
 	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 	u32 i;
 
-	dcqcn_advance(d, now_ns);
+	dcqcn_advance(cc, d, now_ns);
 	d->bytes += (u64)acked_pkts * cc->mtu;
 	for (i = 0; d->bytes >= ERI_SIM_CC_DCQCN_INC_BYTES; i++) {
 		d->bytes -= ERI_SIM_CC_DCQCN_INC_BYTES;
@@ -127,7 +131,7 @@ static void dcqcn_cut(struct eri_sim_cc *cc, u64 now_ns, u32 factor)
 	d->bytes = 0;
 	d->inc_ns = now_ns;
 	d->next_cut_ns = now_ns + max(ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS,
-				      cc->srtt_ns);
+				      cc->min_rtt_ns);
 	cc->cuts++;
 	dcqcn_apply(cc);
 }
@@ -136,7 +140,7 @@ static void dcqcn_on_ecn(struct eri_sim_cc *cc, u64 now_ns)
 {
 	struct eri_sim_cc_dcqcn *d = eri_sim_cc_dcqcn(cc);
 
-	dcqcn_advance(d, now_ns);
+	dcqcn_advance(cc, d, now_ns);
 	d->cnp_in_period = true;
 	if (now_ns < d->next_cut_ns)
 		return;
@@ -162,7 +166,7 @@ static void dcqcn_on_ack(struct eri_sim_cc *cc,
 
 static void dcqcn_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 {
-	dcqcn_advance(eri_sim_cc_dcqcn(cc), now_ns);
+	dcqcn_advance(cc, eri_sim_cc_dcqcn(cc), now_ns);
 	dcqcn_cut(cc, now_ns, ERI_SIM_CC_DCQCN_ALPHA_ONE / 2);
 }
 

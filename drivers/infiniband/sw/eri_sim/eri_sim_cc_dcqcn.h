@@ -11,12 +11,24 @@
 /*
  * DCQCN: rates in payload bytes per second (pacing adds each packet's
  * headers), starting at LINE_RATE.  A CNP (ECN echo)
- * cuts the rate by alpha / 2 at most once per max(CUT_INTERVAL_NS, srtt) and
- * raises alpha by G; every ALPHA_PERIOD_NS without a CNP alpha decays by G.
- * Every INC_PERIOD_NS and every INC_BYTES acknowledged is an increase event:
- * the first FR_STEPS of either kind are fast recovery (rate halfway back to
- * the target), then additive increase (target + RAI), once both kinds passed
- * FR_STEPS hyper increase (target + i * RHAI).  Alpha and G are in 1/1024.
+ * cuts the rate by alpha / 2 at most once per max(CUT_INTERVAL_NS, min_rtt) and
+ * raises alpha by G; every max(ALPHA_PERIOD_NS, srtt) without a CNP alpha
+ * decays by G.  Every max(INC_PERIOD_NS, srtt) and every INC_BYTES
+ * acknowledged is an increase event: the first FR_STEPS of either kind are
+ * fast recovery (rate halfway back to the target), then additive increase
+ * (target + RAI, at most target >> AI_SHIFT), once both kinds passed
+ * FR_STEPS hyper increase (target + i * RHAI, at most i * target >>
+ * HAI_SHIFT).  Alpha and G are in 1/1024.
+ *
+ * The timers and steps are DCQCN's for a data centre, where a round trip is
+ * shorter than a period and RAI a thousandth of the line rate.  On a path
+ * whose RTT is milliseconds, periods of 55 us increase the rate tens of
+ * times before a mark can come back, and on a path of a few MB/s one step
+ * of RAI is more than the path: so at most one period per smoothed RTT,
+ * and steps at most a sixteenth (an eighth for hyper increase) of the
+ * target.  Cuts, at most one per min_rtt rather than per srtt, do not slow
+ * down as the queue they answer grows.  At the line rate and an RTT under
+ * 50 us nothing changes.
  */
 #define ERI_SIM_CC_DCQCN_LINE_RATE	1250000000ULL	/* 10 Gbit/s */
 #define ERI_SIM_CC_DCQCN_MIN_RATE	1250000ULL	/* 10 Mbit/s */
@@ -29,6 +41,8 @@
 #define ERI_SIM_CC_DCQCN_INC_BYTES	(10ULL * 1024 * 1024)
 #define ERI_SIM_CC_DCQCN_CUT_INTERVAL_NS (50ULL * 1000)
 #define ERI_SIM_CC_DCQCN_FR_STEPS	5
+#define ERI_SIM_CC_DCQCN_AI_SHIFT	4	/* RAI <= rt / 16 */
+#define ERI_SIM_CC_DCQCN_HAI_SHIFT	3	/* RHAI <= rt / 8 */
 /* Increase or decay periods one call applies at most (after long idling). */
 #define ERI_SIM_CC_DCQCN_MAX_CATCHUP	64
 

@@ -833,16 +833,21 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 		eri_sim_cc_on_ecn(&cc, now);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_MIN_RATE);
 
-	/* With an RTT, cuts are at most once per srtt; the window follows. */
+	/*
+	 * With an RTT, cuts are at most once per min_rtt, increase periods
+	 * once per srtt (both 200 us here); the window follows the rate.
+	 */
 	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, 0, 0);
 	eri_sim_cc_on_ack(&cc, 1, 200 * T_US, 1, 1);
 	eri_sim_cc_on_ecn(&cc, 2);
 	eri_sim_cc_on_ecn(&cc, 2 + 100 * T_US);
 	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
-	/*
-	 * The increase period that ended took the rate halfway back, and the
-	 * window follows at once: 2 * 937.5 MB/s * 200 us / 4096 B = 91.
-	 */
+	/* No increase period ended: 2 * 625 MB/s * 200 us / 4096 B = 61. */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc,
+			ERI_SIM_CC_DCQCN_LINE_RATE / 2);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 61);
+	/* One did: the rate halfway back, the window at once. */
+	eri_sim_cc_on_ack(&cc, 2 + 200 * T_US, 0, 0, 0);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc,
 			(ERI_SIM_CC_DCQCN_LINE_RATE +
 			 ERI_SIM_CC_DCQCN_LINE_RATE / 2) / 2);
