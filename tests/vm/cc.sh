@@ -32,8 +32,7 @@
 #      least 0.9x fixed's, four runs of each in the order ABBA BAAB.
 #
 #   tests/vm/cc.sh [ALGO]   the algorithm under test (default: the devices'
-#                           default, or bbr, the candidate, while that is
-#                           fixed)
+#                           default, bbr)
 #
 # Figures are printed with every check.  The checks bbr does not pass yet
 # are TAP TODOs naming issue 21 (docs/design/cc-default.md, "Step 7"):
@@ -63,11 +62,6 @@ if [ -n "$algo" ]; then
 	check "congestion control $algo on $D1" sh -c "echo $algo > /sys/class/infiniband/$D1/cc_algo"
 fi
 algo=$(tr ' ' '\n' </sys/class/infiniband/$D0/cc_algo | sed -n 's/^\[\(.*\)\]$/\1/p')
-if [ "$algo" = fixed ]; then
-	check "congestion control bbr, the candidate default, on $D0" sh -c "echo bbr > /sys/class/infiniband/$D0/cc_algo"
-	check "congestion control bbr, the candidate default, on $D1" sh -c "echo bbr > /sys/class/infiniband/$D1/cc_algo"
-	algo=bbr
-fi
 echo "# algorithm under test: $algo"
 TODO="issue 21: not yet for $algo"
 

@@ -24,11 +24,13 @@
 #include <linux/types.h>
 
 /*
- * The default algorithm, by name: Swift's delay target does not cope with
- * hosts whose RTT swings by milliseconds (an emulated or overcommitted CPU),
- * and DCQCN needs ECN marks that most paths never set.  A fixed window does.
+ * The default algorithm, by name: bbr models the path by its delivery rate
+ * and least RTT, which RTT samples that swing by milliseconds (an emulated
+ * or overcommitted CPU) and random losses leave standing; Swift's delay
+ * target does not cope with such samples, and DCQCN needs ECN marks that
+ * most paths never set.  A fixed window never backs off.
  */
-#define ERI_SIM_CC_DEFAULT	"fixed"
+#define ERI_SIM_CC_DEFAULT	"bbr"
 
 /* Fraction bits of a window in packets. */
 #define ERI_SIM_CC_FP_SHIFT	16
