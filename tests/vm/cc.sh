@@ -35,7 +35,7 @@
 #                           default, bbr)
 #
 # Figures are printed with every check.  The checks bbr does not pass yet
-# are TAP TODOs naming issue 21 (docs/design/cc-default.md, "Step 7"):
+# are TAP TODOs naming issue 21 (docs/design/cc-default.md, "Step 10"):
 # they print their figures and do not fail the test.  Failing to load
 # eri_sim or to create a device is a failure, never a skip.
 #
