@@ -232,6 +232,7 @@ check "fixed: quantum 64" test "$(dd_val $F cc_quantum)" = 64
 check "fixed: RTT samples ($(dd_val $F rtt_samples))" pos $F rtt_samples
 check "fixed: min_rtt_us > 0" num_in $F min_rtt_us 1 4294967295
 # The RC QP's line only: the GSI QP has the device's default, bbr.
-check "fixed: no mode, no bounds" sh -c "! grep ' type RC ' $F | grep -Eq 'drv_(cc_mode|inflight_hi|inflight_lo) '"
+check "fixed: no mode, no bounds" sh -c "! grep ' type RC ' $F |
+	grep -Eq 'drv_(cc_mode|inflight_hi|inflight_lo) '"
 pair_down
 finish
