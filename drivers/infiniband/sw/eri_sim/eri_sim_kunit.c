@@ -964,10 +964,8 @@ static void eri_sim_test_sq_bad_index(struct kunit *test)
 /* The device asked for a kick at @now, after @pkts packets since the last. */
 static void t_sq_ask(struct eri_sim_qp *qp, u64 now, u64 pkts, bool lapsed)
 {
-	qp->sq_asked = true;
-	qp->sq_asked_ns = now;
-	qp->sq_asked_pkts = pkts;
-	qp->sq_rx_seen = false;
+	qp->tx_pkts = qp->sq_kick_pkts + pkts;
+	eri_sim_req_ask_locked(qp, now);
 	qp->sq_poll_lapsed = lapsed;
 }
 
@@ -975,7 +973,8 @@ static void t_sq_ask(struct eri_sim_qp *qp, u64 now, u64 pkts, bool lapsed)
  * Polling a drained send queue: the streak of small kicks that came soon
  * after the asking, and the window that adapts to the kick answering the
  * asking that ended the looks (doubled when it came within the window,
- * halved when not, or when a request came first), within its bounds.
+ * halved when not, or when a request came first), within its bounds; no
+ * streak for a producer that waits for its READs' data.
  */
 static void eri_sim_test_sq_poll_window(struct kunit *test)
 {
@@ -1011,6 +1010,14 @@ static void eri_sim_test_sq_poll_window(struct kunit *test)
 	qp->sq_rx_seen = true;
 	eri_sim_req_kicked_locked(qp, now + 1);
 	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	/* ...and one asked for after a READ or ATOMIC completed. */
+	qp->sq_streak = 2;
+	qp->sq_read_done = true;
+	t_sq_ask(qp, now, 1, false);
+	KUNIT_EXPECT_TRUE(test, qp->sq_rx_seen);
+	eri_sim_req_kicked_locked(qp, now + 1);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	qp->sq_read_done = false;
 	/* A kick that the device did not ask for changes nothing. */
 	eri_sim_req_kicked_locked(qp, now + 1);
 	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);

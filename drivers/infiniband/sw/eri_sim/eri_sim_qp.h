@@ -310,6 +310,7 @@ struct eri_sim_qp {
 	bool sq_asked;		/* sq_need_kick set, no kick since */
 	bool sq_poll_lapsed;	/* ...because the looks found nothing */
 	bool sq_rx_seen;	/* a request arrived since it was set */
+	bool sq_read_done;	/* the last WQE completed: a READ or ATOMIC */
 	/* When the QP last answered a packet of another version. */
 	u64 version_nak_ns;
 	u16 sq_send;		/* WQE that holds the next new PSN (sb.nxt) */
@@ -523,6 +524,7 @@ static inline bool eri_sim_rx_takes(enum eri_sim_rx_verdict v, u8 qpt)
 enum eri_sim_rx_verdict eri_sim_hdr_check(const void *buf, unsigned int len,
 					  u8 version);
 struct sk_buff *eri_sim_txb_finish(struct eri_sim_qp *qp);
+void eri_sim_req_ask_locked(struct eri_sim_qp *qp, u64 now);
 #endif
 int eri_sim_net_attach(struct eri_sim_dev *sdev);
 u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len);

@@ -16,6 +16,7 @@
  *
  * Everything here runs with qp->lock held.
  */
+#include <kunit/visibility.h>
 #include <linux/bitfield.h>
 
 #include "eri_sim_qp.h"
@@ -71,6 +72,7 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->sq_streak = 0;
 	qp->sq_asked = false;
 	qp->sq_poll_lapsed = false;
+	qp->sq_read_done = false;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
 	hrtimer_try_to_cancel(&qp->sq_poll_timer);
@@ -291,6 +293,24 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 }
 
 /*
+ * The drained send queue asks its producer for a kick (sq_need_kick is
+ * set): when, and after how many packets since the last kick.  A producer
+ * whose last completed WQE was a READ or an ATOMIC waited for its data,
+ * and its next post may answer it (an ib_read_lat loop), as a post
+ * answering a request does: its kick counts as one that came after a
+ * request arrived, so that the device does not start looking at the queue
+ * for it, which would add up to a look's interval to every exchange.
+ */
+VISIBLE_IF_KUNIT void eri_sim_req_ask_locked(struct eri_sim_qp *qp, u64 now)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->sq_asked = true;
+	qp->sq_asked_ns = now;
+	qp->sq_asked_pkts = qp->tx_pkts - qp->sq_kick_pkts;
+	qp->sq_rx_seen = qp->sq_read_done;
+}
+
+/*
  * Whether the device looks at the drained send queue again by itself
  * (its poll timer armed) instead of asking the producer for a kick.
  */
@@ -333,12 +353,8 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
 		if (eri_sim_req_poll_locked(qp, now))
 			return false;
 		slot = eri_sim_sq_fetch_locked(qp, true, raw);
-		if (slot == -ENOENT) {
-			qp->sq_asked = true;
-			qp->sq_asked_ns = now;
-			qp->sq_asked_pkts = qp->tx_pkts - qp->sq_kick_pkts;
-			qp->sq_rx_seen = false;
-		}
+		if (slot == -ENOENT)
+			eri_sim_req_ask_locked(qp, now);
 	}
 	if (slot < 0)
 		return false;
@@ -462,6 +478,9 @@ void eri_sim_req_complete_locked(struct eri_sim_qp *qp,
 
 	lockdep_assert_held(&qp->lock);
 	qp->sq_comp++;
+	qp->sq_read_done = w->opcode == ERI_SQ_OP_READ ||
+			   w->opcode == ERI_SQ_OP_CMP_SWP ||
+			   w->opcode == ERI_SQ_OP_FETCH_ADD;
 	if (!status && !w->signaled && !qp->sig_all)
 		return;
 	if (eri_sim_cq_post(qp->scq, &cqe) && qp->state != ERI_QPS_ERR)
