@@ -66,6 +66,7 @@ struct eri_sim_reg_mr {
 };
 
 struct eri_sim_net;
+struct eri_sim_skb_cur;
 struct sk_buff;
 
 /* Device counters, per CPU. */
@@ -266,7 +267,7 @@ void eri_sim_mr_cache_drop(struct eri_sim_mr_cache *c);
 int eri_sim_mr_copy(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		    void *buf, size_t len, bool to_mr);
 int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
-		     const struct sk_buff *skb, u32 off, size_t len);
+		     struct eri_sim_skb_cur *cur, u32 off, size_t len);
 int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
 		      u64 iova, size_t len, struct sk_buff *skb);
 int eri_sim_mr_atomic(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
@@ -274,6 +275,23 @@ int eri_sim_mr_atomic(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
 int eri_sim_mr_fast_reg(struct eri_sim_dev *sdev, u32 pdn, u32 key,
 			const struct eri_sim_reg_mr *reg);
 int eri_sim_mr_invalidate(struct eri_sim_dev *sdev, u32 pdn, u32 key);
+
+/* eri_sim_skb.c */
+/*
+ * A reader's place in a received buffer (eri_sim_skb.c): the block, linear
+ * part or page fragment of @skb, that holds byte @start of @root and the
+ * bytes after it.
+ */
+struct eri_sim_skb_cur {
+	const struct sk_buff *root;
+	const struct sk_buff *skb;	/* @root, or one on its frag_list */
+	u32 start;
+	int frag;			/* -1: @skb's linear part */
+};
+
+void eri_sim_skb_cur_init(struct eri_sim_skb_cur *c, const struct sk_buff *skb);
+int eri_sim_skb_cur_copy(struct eri_sim_skb_cur *c, u32 off, void *to,
+			 u32 len);
 
 /* eri_sim_dma.c */
 void eri_sim_dma_init(struct eri_sim_dev *sdev);

@@ -694,6 +694,7 @@ bool eri_sim_rx_split(const struct sk_buff *skb, u32 *seg_len, u32 *nsegs,
 {
 	const u32 hlen = sizeof(*first);
 	u32 seg = skb->len, n = 1, i;
+	struct eri_sim_skb_cur cur;
 
 	if (skb_is_gso(skb)) {
 		seg = skb_shinfo(skb)->gso_size;
@@ -702,16 +703,16 @@ bool eri_sim_rx_split(const struct sk_buff *skb, u32 *seg_len, u32 *nsegs,
 			return false;
 		n = DIV_ROUND_UP(skb->len, seg);
 	}
-	if (skb->len < hlen || skb_copy_bits(skb, 0, first, hlen))
+	eri_sim_skb_cur_init(&cur, skb);
+	if (skb->len < hlen || eri_sim_skb_cur_copy(&cur, 0, first, hlen))
 		return false;
 	for (i = 1; i < n; i++) {
 		u32 off = i * seg, len = min(seg, skb->len - off);
-		const struct eri_wire_hdr *h;
-		struct eri_wire_hdr buf;
+		struct eri_wire_hdr h;
 
-		h = len < hlen ? NULL : skb_header_pointer(skb, off, hlen, &buf);
-		if (!h || h->version != first->version ||
-		    h->dqpn != first->dqpn || h->sqpn != first->sqpn)
+		if (len < hlen || eri_sim_skb_cur_copy(&cur, off, &h, hlen) ||
+		    h.version != first->version || h.dqpn != first->dqpn ||
+		    h.sqpn != first->sqpn)
 			return false;
 	}
 	*seg_len = seg;

@@ -518,6 +518,7 @@ static void eri_sim_gso_test_rx_split(struct kunit *test)
 static void eri_sim_gso_test_roundtrip(struct kunit *test)
 {
 	struct t_gso *t = test->priv;
+	struct eri_sim_skb_cur cur;
 	struct eri_wire_hdr first;
 	struct eri_sim_swqe w;
 	u32 seg_len, nsegs, i;
@@ -537,7 +538,144 @@ static void eri_sim_gso_test_roundtrip(struct kunit *test)
 						 &first));
 	KUNIT_EXPECT_EQ(test, nsegs, 30U);
 	KUNIT_EXPECT_EQ(test, seg_len, HDR_LEN + 1024);
+	/* Read as the receive path does: every packet, through one cursor. */
+	eri_sim_skb_cur_init(&cur, skb);
+	for (i = 0; i < nsegs; i++) {
+		struct eri_wire_hdr h;
+		u8 payload[1024];
+		u32 j;
+
+		KUNIT_ASSERT_EQ(test, eri_sim_skb_cur_copy(&cur, i * seg_len,
+							   &h, HDR_LEN), 0);
+		KUNIT_EXPECT_EQ(test, be32_to_cpu(h.offset), i * 1024);
+		KUNIT_ASSERT_EQ(test, eri_sim_skb_cur_copy(&cur,
+							   i * seg_len + HDR_LEN,
+							   payload, 1024), 0);
+		for (j = 0; j < 1024; j++)
+			if (payload[j] != (u8)((i * 1024 + j) * 7))
+				break;
+		KUNIT_EXPECT_EQ(test, j, 1024U);
+	}
 	kfree_skb(skb);
+}
+
+/* Byte @off of the buffers eri_sim_gso_test_cursor() builds. */
+static u8 t_cur_byte(u32 off)
+{
+	return off * 13 + (off >> 8);
+}
+
+/* @len bytes of a new page fragment into @skb, from byte @off on. */
+static void t_cur_frag(struct kunit *test, struct sk_buff *skb,
+		       struct page *page, u32 page_off, u32 len, u32 *off)
+{
+	u8 *p = page_address(page) + page_off;
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		p[i] = t_cur_byte((*off)++);
+	get_page(page);
+	skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, page_off,
+			   len);
+	skb->len += len;
+	skb->data_len += len;
+}
+
+/* A buffer of @head linear bytes, from byte @off on. */
+static struct sk_buff *t_cur_skb(struct kunit *test, u32 head, u32 *off)
+{
+	struct sk_buff *skb = alloc_skb(head, GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	for (i = 0; i < head; i++)
+		skb_put_u8(skb, t_cur_byte((*off)++));
+	return skb;
+}
+
+/* @child, @len bytes, chained to @parent's frag_list after @prev. */
+static void t_cur_chain(struct sk_buff *parent, struct sk_buff *prev,
+			struct sk_buff *child)
+{
+	if (prev)
+		prev->next = child;
+	else
+		skb_shinfo(parent)->frag_list = child;
+	parent->len += child->len;
+	parent->data_len += child->len;
+}
+
+/* Compare @len bytes the cursor copies from @off with what is there. */
+static void t_cur_expect(struct kunit *test, struct eri_sim_skb_cur *c,
+			 u32 off, u32 len)
+{
+	u8 *buf = kunit_kzalloc(test, max(len, 1U), GFP_KERNEL);
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, eri_sim_skb_cur_copy(c, off, buf, len), 0);
+	for (i = 0; i < len; i++)
+		if (buf[i] != t_cur_byte(off + i))
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, len, "read of %u at %u", len, off);
+}
+
+/*
+ * The receive cursor against every layout a buffer may have: a linear part,
+ * page fragments (one across the pages of a compound page), buffers on the
+ * frag_list (with fragments, with none), reads forward within a block and
+ * across many, reads backward, past the end; and a chained buffer with a
+ * chain of its own, which only skb_copy_bits() reads.
+ */
+static void eri_sim_gso_test_cursor(struct kunit *test)
+{
+	struct page *page = alloc_pages(GFP_KERNEL | __GFP_COMP, 1);
+	struct sk_buff *skb, *a, *b, *c;
+	struct eri_sim_skb_cur cur;
+	u32 off = 0, len, at;
+	u8 byte;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	skb = t_cur_skb(test, 100, &off);
+	t_cur_frag(test, skb, page, 0, 50, &off);
+	t_cur_frag(test, skb, page, 64, 5000, &off);
+	t_cur_frag(test, skb, page, 5100, 7, &off);
+	a = t_cur_skb(test, 30, &off);
+	t_cur_frag(test, a, page, 6000, 200, &off);
+	t_cur_frag(test, a, page, 6300, 1800, &off);
+	t_cur_chain(skb, NULL, a);
+	b = t_cur_skb(test, 64, &off);
+	t_cur_chain(skb, a, b);
+	KUNIT_ASSERT_EQ(test, skb->len, off);
+
+	/* Forward in steps of every size, then backward, then past the end. */
+	eri_sim_skb_cur_init(&cur, skb);
+	for (at = 0, len = 1; at < skb->len; at += len, len = len * 3 + 1)
+		t_cur_expect(test, &cur, at, min(len, skb->len - at));
+	t_cur_expect(test, &cur, 0, skb->len);
+	t_cur_expect(test, &cur, 120, 20);
+	eri_sim_skb_cur_init(&cur, skb);
+	t_cur_expect(test, &cur, 5000, 2000);
+	t_cur_expect(test, &cur, 4000, 10);
+	t_cur_expect(test, &cur, 7000, skb->len - 7000);
+	KUNIT_EXPECT_EQ(test, eri_sim_skb_cur_copy(&cur, skb->len, &byte, 1),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, eri_sim_skb_cur_copy(&cur, skb->len - 1, &byte,
+						   2), -EFAULT);
+	t_cur_expect(test, &cur, skb->len - 1, 1);
+
+	/* A chain within the chain: @b gets one of its own. */
+	c = t_cur_skb(test, 40, &off);
+	skb_shinfo(b)->frag_list = c;
+	b->len += c->len;
+	b->data_len += c->len;
+	skb->len += c->len;
+	skb->data_len += c->len;
+	eri_sim_skb_cur_init(&cur, skb);
+	for (at = 0; at < skb->len; at += 37)
+		t_cur_expect(test, &cur, at, min(37U, skb->len - at));
+	kfree_skb(skb);
+	put_page(page);
 }
 
 static struct kunit_case eri_sim_gso_test_cases[] = {
@@ -549,6 +687,7 @@ static struct kunit_case eri_sim_gso_test_cases[] = {
 	KUNIT_CASE(eri_sim_gso_test_bad_key),
 	KUNIT_CASE(eri_sim_gso_test_rx_split),
 	KUNIT_CASE(eri_sim_gso_test_roundtrip),
+	KUNIT_CASE(eri_sim_gso_test_cursor),
 	{}
 };
 

@@ -1416,11 +1416,14 @@ static void t_srq_rx(struct eri_sim_test *t, u32 qpn, u32 psn, u32 msn,
 	struct eri_sim_qp *qp = eri_sim_qp_get(t->sdev, qpn);
 	/* The payload as a received packet holds it. */
 	struct sk_buff *skb = alloc_skb(max(len, 1U), GFP_KERNEL);
-	struct eri_sim_rx_pkt pkt = { .skb = skb, .len = len };
+	struct eri_sim_rx_pkt pkt = { .len = len };
+	struct eri_sim_skb_cur cur;
 
 	if (!qp || !skb)
 		goto out;
 	skb_put_data(skb, payload, len);
+	eri_sim_skb_cur_init(&cur, skb);
+	pkt.cur = &cur;
 	/* As the socket's receive path: the responder under the QP's lock. */
 	spin_lock_bh(&qp->lock);
 	eri_sim_resp_rx_locked(qp, &hdr, &pkt);

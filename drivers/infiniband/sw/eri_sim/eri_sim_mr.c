@@ -480,8 +480,9 @@ int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
  * @sdev: the device
  * @mr: a region from eri_sim_mr_get() that covers [iova, iova + len)
  * @iova: first byte of the region
- * @skb: the packet (linear or not: a super-packet keeps its pages)
- * @off: offset of the bytes in @skb
+ * @cur: a cursor in the packet (linear or not: a super-packet keeps its
+ *	pages)
+ * @off: offset of the bytes in the cursor's buffer
  * @len: bytes
  *
  * Any context.
@@ -489,14 +490,14 @@ int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
  * Return: 0, or -EFAULT when a page is not mapped or @skb holds fewer bytes.
  */
 int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
-		     const struct sk_buff *skb, u32 off, size_t len)
+		     struct eri_sim_skb_cur *cur, u32 off, size_t len)
 {
 	while (len) {
 		size_t chunk;
 		void *p;
 
 		p = eri_sim_mr_chunk(sdev, mr, iova, len, &chunk);
-		if (!p || skb_copy_bits(skb, off, p, chunk))
+		if (!p || eri_sim_skb_cur_copy(cur, off, p, chunk))
 			return -EFAULT;
 		off += chunk;
 		iova += chunk;

@@ -199,21 +199,22 @@ static void eri_sim_rx_batch_end_locked(struct eri_sim_qp *qp)
 
 /*
  * Packet @i of a buffer eri_sim_rx_split() accepted, of @seg_len-byte
- * packets: its payload into @pkt, its header (copied into @buf if it is
- * not in one piece in @skb).
+ * packets, read through @cur, after packet @i - 1: its payload into @pkt,
+ * its header copied into @buf.  Return: @buf.
  */
 static const struct eri_wire_hdr *
-eri_sim_rx_seg(const struct sk_buff *skb, u32 seg_len, u32 i, bool ce,
+eri_sim_rx_seg(struct eri_sim_skb_cur *cur, u32 seg_len, u32 i, bool ce,
 	       struct eri_wire_hdr *buf, struct eri_sim_rx_pkt *pkt)
 {
 	u32 off = i * seg_len;
 
-	pkt->skb = skb;
+	pkt->cur = cur;
 	pkt->off = off + sizeof(*buf);
-	pkt->len = min(seg_len, skb->len - off) - sizeof(*buf);
+	pkt->len = min(seg_len, cur->root->len - off) - sizeof(*buf);
 	pkt->ce = ce;
-	/* eri_sim_rx_split() found every header whole. */
-	return skb_header_pointer(skb, off, sizeof(*buf), buf);
+	/* eri_sim_rx_split() found every header whole: no failure. */
+	eri_sim_skb_cur_copy(cur, off, buf, sizeof(*buf));
+	return buf;
 }
 
 /*
@@ -226,6 +227,7 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 				 u32 nsegs, bool ce)
 {
 	struct eri_sim_dev *sdev = qp->sdev;
+	struct eri_sim_skb_cur cur;
 	u32 i;
 
 	lockdep_assert_held(&qp->lock);
@@ -239,11 +241,12 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 	qp->rx_skbs++;
 	qp->rx_pkts += nsegs;
 	qp->rx_batch = true;
+	eri_sim_skb_cur_init(&cur, skb);
 	for (i = 0; i < nsegs; i++) {
 		struct eri_wire_hdr buf;
 		struct eri_sim_rx_pkt pkt;
 		const struct eri_wire_hdr *hdr =
-			eri_sim_rx_seg(skb, seg_len, i, ce, &buf, &pkt);
+			eri_sim_rx_seg(&cur, seg_len, i, ce, &buf, &pkt);
 
 		if (eri_sim_hdr_check(hdr, sizeof(*hdr) + pkt.len,
 				      first->version) == ERI_SIM_RX_RC_RESP) {
@@ -265,16 +268,18 @@ static void eri_sim_rx_rc_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 static void eri_sim_rx_ud_locked(struct eri_sim_qp *qp, struct sk_buff *skb,
 				 u32 seg_len, u32 nsegs, bool ce)
 {
+	struct eri_sim_skb_cur cur;
 	u32 i;
 
 	lockdep_assert_held(&qp->lock);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RX_SKBS, 1);
 	qp->rx_skbs++;
+	eri_sim_skb_cur_init(&cur, skb);
 	for (i = 0; i < nsegs; i++) {
 		struct eri_wire_hdr buf;
 		struct eri_sim_rx_pkt pkt;
 		const struct eri_wire_hdr *hdr =
-			eri_sim_rx_seg(skb, seg_len, i, ce, &buf, &pkt);
+			eri_sim_rx_seg(&cur, seg_len, i, ce, &buf, &pkt);
 
 		if (eri_sim_rx_takes(eri_sim_hdr_check(hdr, sizeof(*hdr) +
 						       pkt.len, hdr->version),

@@ -892,7 +892,7 @@ int eri_sim_rwqe_decode(const u8 *raw, struct eri_sim_rwqe *r)
  */
 struct eri_sim_sgl_io {
 	void *buf;
-	const struct sk_buff *skb;
+	struct eri_sim_skb_cur *cur;
 	u32 off;
 	struct sk_buff *out;
 	struct eri_sim_mr_cache *mrc;
@@ -925,8 +925,8 @@ static int eri_sim_sgl_xfer(struct eri_sim_qp *qp, u32 pdn,
 		if (io->out) {
 			ret = eri_sim_mr_attach(qp->sdev, mr, addr, chunk,
 						io->out);
-		} else if (io->skb) {
-			ret = eri_sim_mr_place(qp->sdev, mr, addr, io->skb,
+		} else if (io->cur) {
+			ret = eri_sim_mr_place(qp->sdev, mr, addr, io->cur,
 					       io->off, chunk);
 			io->off += chunk;
 		} else {
@@ -1035,7 +1035,7 @@ int eri_sim_sgl_place(struct eri_sim_qp *qp, u32 pdn,
 		      struct eri_sim_mr_cache *mrc)
 {
 	struct eri_sim_sgl_io io = {
-		.skb = pkt->skb, .off = pkt->off, .mrc = mrc,
+		.cur = pkt->cur, .off = pkt->off, .mrc = mrc,
 	};
 
 	return eri_sim_sgl_xfer(qp, pdn, sge, num_sge, off, pkt->len, true,

@@ -180,10 +180,12 @@ struct eri_sim_rwqe {
 
 /*
  * One received packet, a datagram or a segment of a super-packet: its
- * payload is @len bytes at offset @off of @skb, after the ERI header.
+ * payload is @len bytes at offset @off of the buffer @cur reads, after the
+ * ERI header.  The packets of a buffer share its cursor: they are read in
+ * order.
  */
 struct eri_sim_rx_pkt {
-	const struct sk_buff *skb;
+	struct eri_sim_skb_cur *cur;
 	u32 off;
 	u32 len;
 	bool ce;		/* it arrived marked CE */

@@ -1091,7 +1091,7 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	w = eri_sim_req_find_locked(qp, psn);
 	if (!w || !eri_sim_req_is_atomic(w) || w->status ||
 	    pkt->len != sizeof(ar) ||
-	    skb_copy_bits(pkt->skb, pkt->off, &ar, sizeof(ar)))
+	    eri_sim_skb_cur_copy(pkt->cur, pkt->off, &ar, sizeof(ar)))
 		return 0;	/* not asked for */
 	orig = be64_to_cpu(ar.orig);
 	if (eri_sim_sgl_copy(qp, qp->pdn, w->sge, 1, 0, &orig, sizeof(orig),

@@ -287,7 +287,7 @@ static int eri_sim_resp_write_locked(struct eri_sim_qp *qp,
 					  qp->pdn, ERI_MR_ACCESS_REMOTE_WRITE,
 					  raddr, len, &mr))
 			goto err_access;
-		if (eri_sim_mr_place(qp->sdev, mr, raddr, pkt->skb, pkt->off,
+		if (eri_sim_mr_place(qp->sdev, mr, raddr, pkt->cur, pkt->off,
 				     len)) {
 			eri_sim_mr_put_cached(mrc, mr);
 			goto err_access;
@@ -707,7 +707,8 @@ void eri_sim_resp_rx_locked(struct eri_sim_qp *qp,
 	case ERI_OP_ATOMIC_REQ:
 		/* An ATOMIC's operands, if its payload is what they take. */
 		if (len == sizeof(ops) &&
-		    skb_copy_bits(pkt->skb, pkt->off, &ops, sizeof(ops)))
+		    eri_sim_skb_cur_copy(pkt->cur, pkt->off, &ops,
+					 sizeof(ops)))
 			return;
 		if (in_order) {
 			if (hdr->opcode == ERI_OP_ATOMIC_REQ) {

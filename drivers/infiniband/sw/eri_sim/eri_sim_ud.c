@@ -352,7 +352,7 @@ static bool eri_sim_ud_is_mad(const struct eri_wire_hdr *hdr,
 	u8 mad[2];	/* base_version, mgmt_class */
 
 	if (hdr->opcode != ERI_OP_UD_SEND || pkt->len != ERI_SIM_MAD_LEN ||
-	    skb_copy_bits(pkt->skb, pkt->off, mad, sizeof(mad)))
+	    eri_sim_skb_cur_copy(pkt->cur, pkt->off, mad, sizeof(mad)))
 		return false;
 	return mad[0] == ERI_SIM_MAD_BASE_VERSION &&
 	       mad[1] != ERI_SIM_MAD_CLASS_SUBN_LID &&
@@ -402,7 +402,7 @@ void eri_sim_ud_rx_locked(struct eri_sim_qp *qp,
 					   0, 0);
 		return;
 	}
-	flags = eri_sim_ud_grh(pkt->skb, len, grh);
+	flags = eri_sim_ud_grh(pkt->cur->root, len, grh);
 	if (eri_sim_sgl_copy(qp, r.pdn, r.sge, r.num_sge, 0, grh, sizeof(grh),
 			     true) ||
 	    eri_sim_sgl_place(qp, r.pdn, r.sge, r.num_sge, sizeof(grh), pkt,
