@@ -961,6 +961,100 @@ static void eri_sim_test_sq_bad_index(struct kunit *test)
 	t_expect_err(test, t, &q, true);
 }
 
+/*
+ * The READ responses of a received batch are placed as they come and
+ * accounted once, at the batch's end, as one ACK of all their PSNs: the
+ * READ completes there, with every byte in place.
+ */
+static void eri_sim_test_read_batch(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u32 key = FIELD_PREP(ERI_MR_KEY_INDEX, 6) | 0x11, i, j;
+	u64 iova = 0x10000;
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	__le64 *pbl = kunit_kzalloc(test, sizeof(*pbl), GFP_KERNEL);
+	struct eri_sq_wqe_hdr h = {};
+	struct eri_sim_qp *qp;
+	struct t_qp q = {};
+	struct eri_sge sge;
+	u8 *data;
+
+	KUNIT_ASSERT_TRUE(test, page && pbl);
+	t_qp_setup(test, t, &q);
+	pbl[0] = cpu_to_le64(t_dma_page(t, page, PAGE_SIZE));
+	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key, 1, iova, 3 * 1024,
+				       PAGE_SHIFT, 1, pbl,
+				       ERI_MR_ACCESS_LOCAL_WRITE),
+			ERI_AQ_STS_OK);
+	/* A READ of three packets; it leaves (to no network) at the kick. */
+	sge.addr = cpu_to_le64(iova);
+	sge.length = cpu_to_le32(3 * 1024);
+	sge.lkey = cpu_to_le32(key);
+	h.remote_addr = cpu_to_le64(0x5000);
+	h.rkey = cpu_to_le32(0x4242);
+	t_put_wqe(&q, 0, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_READ) |
+		  ERI_SQ_WQE_HDR_SIGNALED |
+		  FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1), 3 * 1024, &sge,
+		  sizeof(sge));
+	memcpy(q.sq + offsetof(struct eri_sq_wqe_hdr, remote_addr),
+	       &h.remote_addr, 16);
+	t_kick(t, &q, 1);
+	t_expect_no_cqe(test, &q);
+
+	qp = eri_sim_qp_get(t->sdev, T_QPN);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	spin_lock_bh(&qp->lock);
+	qp->rx_batch = true;
+	for (i = 0; i < 3; i++) {
+		struct eri_wire_hdr rh = {
+			.version = ERI_WIRE_VERSION,
+			.opcode = ERI_OP_READ_RESP,
+			.flags = (i ? 0 : ERI_WIRE_FIRST) |
+				 (i == 2 ? ERI_WIRE_LAST : 0),
+			.dqpn = cpu_to_be32(T_QPN),
+			.sqpn = cpu_to_be32(7),
+			.psn = cpu_to_be32(i),
+			.ack_psn = 0,
+			.msg_len = cpu_to_be32(3 * 1024),
+			.offset = cpu_to_be32(i * 1024),
+		};
+		struct sk_buff *skb = alloc_skb(1024, GFP_ATOMIC);
+		struct eri_sim_rx_pkt pkt = { .len = 1024 };
+		struct eri_sim_skb_cur cur;
+
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		data = skb_put(skb, 1024);
+		for (j = 0; j < 1024; j++)
+			data[j] = i * 1024 + j;
+		eri_sim_skb_cur_init(&cur, skb);
+		pkt.cur = &cur;
+		eri_sim_req_rx_locked(qp, &rh, &pkt);
+		kfree_skb(skb);
+	}
+	/* Placed, not accounted: no completion before the batch's end. */
+	KUNIT_EXPECT_TRUE(test, qp->rd_acct.due);
+	KUNIT_EXPECT_EQ(test, qp->rd_acct.acked, 3U);
+	KUNIT_EXPECT_EQ(test, qp->sq_comp, 0);
+	eri_sim_req_rx_batch_end_locked(qp);
+	KUNIT_EXPECT_FALSE(test, qp->rd_acct.due);
+	KUNIT_EXPECT_EQ(test, qp->sq_comp, 1);
+	/* The rest of the batch's end, as the receive path has it. */
+	qp->rx_batch = false;
+	qp->run_due = false;
+	eri_sim_mr_cache_drop(&qp->rx_mrc);
+	spin_unlock_bh(&qp->lock);
+	eri_sim_qp_put(qp);
+	t_sync(t);
+	t_expect_cqe(test, &q, 0, ERI_CQE_STS_SUCCESS);
+	data = page_address(page);
+	for (j = 0; j < 3 * 1024; j++)
+		if (data[j] != (u8)j)
+			break;
+	KUNIT_EXPECT_EQ(test, j, 3U * 1024);
+	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key), ERI_AQ_STS_OK);
+	__free_page(page);
+}
+
 /* The device asked for a kick at @now, after @pkts packets since the last. */
 static void t_sq_ask(struct eri_sim_qp *qp, u64 now, u64 pkts, bool lapsed)
 {
@@ -1748,6 +1842,7 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_sq_bad_lkey),
 	KUNIT_CASE(eri_sim_test_sq_bad_index),
 	KUNIT_CASE(eri_sim_test_sq_poll_window),
+	KUNIT_CASE(eri_sim_test_read_batch),
 	KUNIT_CASE(eri_sim_test_cq_overrun),
 	KUNIT_CASE(eri_sim_test_cq_pbl),
 	KUNIT_CASE(eri_sim_test_srq_flush),

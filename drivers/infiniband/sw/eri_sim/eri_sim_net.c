@@ -186,6 +186,7 @@ static void eri_sim_rx_batch_end_locked(struct eri_sim_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
 	qp->rx_batch = false;
+	eri_sim_req_rx_batch_end_locked(qp);
 	if (qp->ack_due) {
 		qp->ack_due = false;
 		eri_sim_resp_batch_ack_locked(qp);

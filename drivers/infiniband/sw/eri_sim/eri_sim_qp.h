@@ -192,6 +192,19 @@ struct eri_sim_rx_pkt {
 };
 
 /*
+ * The READ responses of a received batch, accounted at its end as one ACK
+ * (eri_sim_req_rx_batch_end_locked()): PSNs delivered, the last RTT sample,
+ * a congestion mark, the time of the last.
+ */
+struct eri_sim_rd_acct {
+	u64 now;
+	u32 acked;
+	u32 rtt;
+	bool ce;
+	bool due;
+};
+
+/*
  * The super-packet the requester is building (eri_sim_gso.c): @nsegs
  * packets back to back in @skb's page fragments, every one @seg_len bytes
  * (ERI header and payload) but the last, which may be shorter and then
@@ -373,6 +386,7 @@ struct eri_sim_qp {
 	bool ack_due;		/* the responder acknowledges at its end */
 	bool run_due;		/* the requester runs at its end */
 	u64 run_due_ns;		/* at the time its ACKs were taken */
+	struct eri_sim_rd_acct rd_acct;	/* its READ responses, together */
 	struct eri_sim_mr_cache rx_mrc;
 };
 
@@ -463,6 +477,7 @@ void eri_sim_req_version_nak_locked(struct eri_sim_qp *qp);
 void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			   const struct eri_wire_hdr *hdr,
 			   const struct eri_sim_rx_pkt *pkt);
+void eri_sim_req_rx_batch_end_locked(struct eri_sim_qp *qp);
 void eri_sim_req_timeout_locked(struct eri_sim_qp *qp);
 void eri_sim_req_complete_locked(struct eri_sim_qp *qp,
 				 struct eri_sim_swqe *w, u8 status);

@@ -1176,62 +1176,19 @@ void eri_sim_req_version_nak_locked(struct eri_sim_qp *qp)
 	eri_sim_req_fail_locked(qp, ERI_CQE_STS_REM_INV_REQ_ERR);
 }
 
-/**
- * eri_sim_req_rx_locked - an ACK or READ response for the requester
- * @qp: the QP
- * @hdr: the packet's header
- * @pkt: its payload
- *
- * qp->lock held.  Within a received batch (qp->rx_batch) the requester
- * runs once, at the batch's end.
+/*
+ * What an ACK, or the READ responses of a received batch together, tell
+ * the sender: @acked PSNs delivered, the RTT sample @rtt (0: none), a
+ * congestion mark @ce.  Its losses, its delivery rate and the congestion
+ * control's step; the timeout rearmed.
  */
-void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
-			   const struct eri_wire_hdr *hdr,
-			   const struct eri_sim_rx_pkt *pkt)
+static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
+				       u32 rtt, u32 acked, bool ce)
 {
-	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
-	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
-	u32 ack_psn = be32_to_cpu(hdr->ack_psn) & ERI_PSN_MASK;
-	u64 now = ktime_get_ns();
-	u32 rtt = (u32)now - be32_to_cpu(hdr->ts_echo);
-	struct eri_sim_cc_ack ack = { .now_ns = now };
-	u32 acked, lost;
+	struct eri_sim_cc_ack ack = { .now_ns = now, .ce = ce };
+	u32 lost;
 
 	lockdep_assert_held(&qp->lock);
-	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
-		return;
-	/*
-	 * One of the device's own version is forged: its sender would have
-	 * read the request it answers.  It acknowledges nothing either.
-	 */
-	if (hdr->opcode == ERI_OP_ACK &&
-	    hdr->syndrome == ERI_SYN_VERSION_NAK)
-		return;
-	/* An echo from the future or older than 2^31 ns is no sample. */
-	if (!hdr->ts_echo || rtt >= BIT(31))
-		rtt = 0;
-	if (eri_psn_diff(ack_psn, qp->sb->nxt) > 0)
-		return;		/* acknowledges what was never sent */
-	trace_eri_sim_req_ack(qp->sdev->ibdev_name, qp->qpn, ack_psn,
-			      hdr->opcode, rtt);
-	/* CE on a READ or ATOMIC response: the congestion is on our own request path. */
-	if ((hdr->flags & ERI_WIRE_ECE) ||
-	    (pkt->ce && hdr->opcode != ERI_OP_ACK)) {
-		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
-		ack.ce = true;
-	}
-	if (hdr->opcode == ERI_OP_READ_RESP) {
-		acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
-		acked += eri_sim_req_read_resp_locked(qp, psn, pkt);
-	} else if (hdr->opcode == ERI_OP_ATOMIC_RESP) {
-		acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
-		acked += eri_sim_req_atomic_resp_locked(qp, psn, pkt);
-	} else if (hdr->syndrome == ERI_SYN_ACK) {
-		acked = eri_sim_sb_ack(qp->sb, ack_psn,
-				       be32_to_cpu(hdr->offset), hdr->sack);
-	} else {
-		acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
-	}
 	if (acked) {
 		/* The peer answers: timeouts so far were no dead link. */
 		qp->retries = 0;
@@ -1265,6 +1222,110 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 	 */
 	if (acked && eri_sim_sb_span(qp->sb))
 		eri_sim_req_arm_rto_locked(qp, now);
+}
+
+/**
+ * eri_sim_req_rx_batch_end_locked - account a batch's READ responses
+ * @qp: the QP
+ *
+ * qp->lock held, at the end of a received batch (or before a packet of it
+ * that is not a READ response).  The READ responses of a batch count as
+ * one ACK: one settling of the send queue, one rate sample, one step of
+ * the congestion control for all of them, as for an ACK that covers as
+ * many PSNs.
+ */
+void eri_sim_req_rx_batch_end_locked(struct eri_sim_qp *qp)
+{
+	struct eri_sim_rd_acct a = qp->rd_acct;
+
+	lockdep_assert_held(&qp->lock);
+	if (!a.due)
+		return;
+	qp->rd_acct = (struct eri_sim_rd_acct){};
+	if (qp->state == ERI_QPS_RTS || qp->state == ERI_QPS_SQD)
+		eri_sim_req_account_locked(qp, a.now, a.rtt, a.acked, a.ce);
+}
+
+/**
+ * eri_sim_req_rx_locked - an ACK or READ response for the requester
+ * @qp: the QP
+ * @hdr: the packet's header
+ * @pkt: its payload
+ *
+ * qp->lock held.  Within a received batch (qp->rx_batch) the requester
+ * runs once, at the batch's end, and READ responses are placed at once
+ * but accounted together there (eri_sim_req_rx_batch_end_locked()).
+ */
+void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
+			   const struct eri_wire_hdr *hdr,
+			   const struct eri_sim_rx_pkt *pkt)
+{
+	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
+	u32 psn = be32_to_cpu(hdr->psn) & ERI_PSN_MASK;
+	u32 ack_psn = be32_to_cpu(hdr->ack_psn) & ERI_PSN_MASK;
+	u64 now = ktime_get_ns();
+	u32 rtt = (u32)now - be32_to_cpu(hdr->ts_echo);
+	bool ce = false;
+	u32 acked;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->state != ERI_QPS_RTS && qp->state != ERI_QPS_SQD)
+		return;
+	/*
+	 * One of the device's own version is forged: its sender would have
+	 * read the request it answers.  It acknowledges nothing either.
+	 */
+	if (hdr->opcode == ERI_OP_ACK &&
+	    hdr->syndrome == ERI_SYN_VERSION_NAK)
+		return;
+	/* An echo from the future or older than 2^31 ns is no sample. */
+	if (!hdr->ts_echo || rtt >= BIT(31))
+		rtt = 0;
+	if (eri_psn_diff(ack_psn, qp->sb->nxt) > 0)
+		return;		/* acknowledges what was never sent */
+	trace_eri_sim_req_ack(qp->sdev->ibdev_name, qp->qpn, ack_psn,
+			      hdr->opcode, rtt);
+	/* CE on a READ or ATOMIC response: the congestion is on our own request path. */
+	if ((hdr->flags & ERI_WIRE_ECE) ||
+	    (pkt->ce && hdr->opcode != ERI_OP_ACK)) {
+		eri_sim_stat_add(qp->sdev, ERI_STAT_ECN_ECHOES, 1);
+		ce = true;
+	}
+	if (hdr->opcode == ERI_OP_READ_RESP) {
+		acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
+		acked += eri_sim_req_read_resp_locked(qp, psn, pkt);
+		if (qp->rx_batch) {
+			struct eri_sim_rd_acct *a = &qp->rd_acct;
+
+			a->due = true;
+			a->now = now;
+			a->acked += acked;
+			if (rtt)
+				a->rtt = rtt;
+			a->ce |= ce;
+			qp->run_due = true;
+			qp->run_due_ns = now;
+			return;
+		}
+	} else {
+		/* What the batch's READ responses told comes first. */
+		eri_sim_req_rx_batch_end_locked(qp);
+		if (qp->state == ERI_QPS_ERR)
+			return;
+		if (hdr->opcode == ERI_OP_ATOMIC_RESP) {
+			acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
+			acked += eri_sim_req_atomic_resp_locked(qp, psn, pkt);
+		} else if (hdr->syndrome == ERI_SYN_ACK) {
+			acked = eri_sim_sb_ack(qp->sb, ack_psn,
+					       be32_to_cpu(hdr->offset),
+					       hdr->sack);
+		} else {
+			acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
+		}
+	}
+	eri_sim_req_account_locked(qp, now, rtt, acked, ce);
+	if (qp->state == ERI_QPS_ERR)
+		return;
 	if (hdr->opcode == ERI_OP_ACK && hdr->syndrome != ERI_SYN_ACK) {
 		eri_sim_req_nak_locked(qp, hdr->syndrome, psn,
 				       be32_to_cpu(hdr->aux), now);
