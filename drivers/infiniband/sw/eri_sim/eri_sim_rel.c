@@ -23,6 +23,7 @@ static_assert(ERI_SIM_RATE_SNAPS <= ERI_SIM_REL_WIN);
 void eri_sim_psn_map_init(struct eri_sim_psn_map *m, u32 base)
 {
 	m->base = base & ERI_PSN_MASK;
+	m->span = 0;
 	bitmap_zero(m->bits, ERI_SIM_REL_WIN);
 }
 
@@ -45,6 +46,7 @@ enum eri_sim_psn_set eri_sim_psn_map_set(struct eri_sim_psn_map *m, u32 psn)
 		return ERI_SIM_PSN_FAR;
 	if (__test_and_set_bit(d, m->bits))
 		return ERI_SIM_PSN_DUP;
+	m->span = max_t(u32, m->span, d + 1);
 	return ERI_SIM_PSN_NEW;
 }
 
@@ -61,17 +63,21 @@ bool eri_sim_psn_map_test(const struct eri_sim_psn_map *m, u32 psn)
 /* Return: how many PSNs from @base on arrived without a gap. */
 u32 eri_sim_psn_map_run(const struct eri_sim_psn_map *m)
 {
-	return find_first_zero_bit(m->bits, ERI_SIM_REL_WIN);
+	return m->span ? find_first_zero_bit(m->bits, m->span) : 0;
 }
 
 /* Move the window @n PSNs on, forgetting the PSNs it leaves. */
 void eri_sim_psn_map_advance(struct eri_sim_psn_map *m, u32 n)
 {
 	m->base = eri_psn_add(m->base, n);
-	if (n >= ERI_SIM_REL_WIN)
-		bitmap_zero(m->bits, ERI_SIM_REL_WIN);
-	else
-		bitmap_shift_right(m->bits, m->bits, n, ERI_SIM_REL_WIN);
+	if (n >= m->span) {
+		bitmap_zero(m->bits, m->span);
+		m->span = 0;
+	} else {
+		/* Bits past @span are clear: shifting the words below is all. */
+		bitmap_shift_right(m->bits, m->bits, n, m->span);
+		m->span -= n;
+	}
 }
 
 /**

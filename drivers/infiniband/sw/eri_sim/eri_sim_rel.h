@@ -44,6 +44,8 @@ static inline s32 eri_psn_diff(u32 a, u32 b)
 /**
  * struct eri_sim_psn_map - which PSNs of a window have arrived
  * @base: the PSN of bit 0
+ * @span: no bit at or past it is set: the map's operations touch the
+ *	words below it only (in order, one bit is set at a time)
  * @bits: bit i for PSN @base + i
  *
  * PSNs before @base count as arrived, PSNs at or past @base +
@@ -51,6 +53,7 @@ static inline s32 eri_psn_diff(u32 a, u32 b)
  */
 struct eri_sim_psn_map {
 	u32 base;
+	u32 span;
 	DECLARE_BITMAP(bits, ERI_SIM_REL_WIN);
 };
 

@@ -75,6 +75,50 @@ static void eri_sim_rel_test_map(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m.base, eri_psn_add(2, ERI_SIM_REL_WIN + 5));
 }
 
+/*
+ * The map against a plain bitmap of the whole window, over a scripted mix of
+ * arrivals in order, out of order, far ahead, and moves of the window: the
+ * same answers, and nothing set at or past its span, whatever the order.
+ */
+static void eri_sim_rel_test_map_span(struct kunit *test)
+{
+	DECLARE_BITMAP(ref, ERI_SIM_REL_WIN);
+	struct eri_sim_psn_map m;
+	u32 rnd = 12345, base = 0xfffff0, i, d, n;
+
+	eri_sim_psn_map_init(&m, base);
+	bitmap_zero(ref, ERI_SIM_REL_WIN);
+	for (i = 0; i < 4000; i++) {
+		rnd = rnd * 1103515245 + 12345;
+		d = (rnd >> 8) % 8 ? (rnd >> 12) % 4 : (rnd >> 12) % ERI_SIM_REL_WIN;
+		if (eri_sim_psn_map_set(&m, eri_psn_add(base, d)) ==
+		    ERI_SIM_PSN_NEW)
+			KUNIT_EXPECT_FALSE(test, __test_and_set_bit(d, ref));
+		else
+			KUNIT_EXPECT_TRUE(test, test_bit(d, ref));
+		n = find_first_zero_bit(ref, ERI_SIM_REL_WIN);
+		KUNIT_ASSERT_EQ(test, eri_sim_psn_map_run(&m), n);
+		if ((rnd >> 20) % 3)
+			continue;
+		/* The run, or now and then a READ's jump past it. */
+		if (!((rnd >> 24) % 5))
+			n += (rnd >> 16) % 40;
+		eri_sim_psn_map_advance(&m, n);
+		base = eri_psn_add(base, n);
+		if (n >= ERI_SIM_REL_WIN)
+			bitmap_zero(ref, ERI_SIM_REL_WIN);
+		else
+			bitmap_shift_right(ref, ref, n, ERI_SIM_REL_WIN);
+		KUNIT_ASSERT_EQ(test, m.base, base);
+		KUNIT_ASSERT_TRUE(test, bitmap_equal(m.bits, ref,
+						     ERI_SIM_REL_WIN));
+		KUNIT_ASSERT_LE(test, m.span, (u32)ERI_SIM_REL_WIN);
+		KUNIT_ASSERT_EQ(test, find_next_bit(ref, ERI_SIM_REL_WIN,
+						    m.span),
+				(unsigned long)ERI_SIM_REL_WIN);
+	}
+}
+
 static void eri_sim_rel_test_sack(struct kunit *test)
 {
 	__be64 sack[ERI_WIRE_SACK_BITS / 64];
@@ -432,6 +476,7 @@ static void eri_sim_rel_test_ares(struct kunit *test)
 static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_psn),
 	KUNIT_CASE(eri_sim_rel_test_map),
+	KUNIT_CASE(eri_sim_rel_test_map_span),
 	KUNIT_CASE(eri_sim_rel_test_sack),
 	KUNIT_CASE(eri_sim_rel_test_scoreboard),
 	KUNIT_CASE(eri_sim_rel_test_dup_thresh),
