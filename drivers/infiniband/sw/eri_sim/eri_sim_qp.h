@@ -330,6 +330,7 @@ struct eri_sim_qp {
 	u64 version_nak_ns;
 	u16 sq_send;		/* WQE that holds the next new PSN (sb.nxt) */
 	u16 sq_comp;		/* oldest WQE not completed */
+	u16 sq_found;		/* the WQE a PSN was last found in */
 	u32 snd_msn;		/* msn of the next SEND or WRITE_IMM */
 	u32 inv_end_psn;	/* end_psn of the newest SEND_INV */
 	bool inv_out;		/* @inv_end_psn not delivered yet */

@@ -501,22 +501,37 @@ static void eri_sim_req_fail_locked(struct eri_sim_qp *qp, u8 status)
 	eri_sim_qp_error_locked(qp, 0);
 }
 
-/* The started WQE that @psn belongs to, or NULL. */
+/* Whether the started WQE @w's PSNs include @psn. */
+static bool eri_sim_req_holds(const struct eri_sim_swqe *w, u32 psn)
+{
+	return eri_psn_diff(psn, w->first_psn) >= 0 &&
+	       eri_psn_diff(psn, w->end_psn) < 0;
+}
+
+/*
+ * The started WQE whose PSNs include @psn, or NULL.  The responses of a
+ * READ come one packet after another: the WQE found last is tried first.
+ */
 static struct eri_sim_swqe *eri_sim_req_find_locked(struct eri_sim_qp *qp,
 						    u32 psn)
 {
-	u16 i;
+	u16 out = qp->sq_fetch - qp->sq_comp, i;
+	struct eri_sim_swqe *w;
 
 	lockdep_assert_held(&qp->lock);
+	if ((u16)(qp->sq_found - qp->sq_comp) < out) {
+		w = &qp->swqe[eri_ring_slot(qp->sq_found, qp->sq_depth_log)];
+		if (w->started && eri_sim_req_holds(w, psn))
+			return w;
+	}
 	for (i = qp->sq_comp; i != qp->sq_fetch; i++) {
-		struct eri_sim_swqe *w =
-			&qp->swqe[eri_ring_slot(i, qp->sq_depth_log)];
-
+		w = &qp->swqe[eri_ring_slot(i, qp->sq_depth_log)];
 		if (!w->started)
 			return NULL;
-		if (eri_psn_diff(psn, w->first_psn) >= 0 &&
-		    eri_psn_diff(psn, w->end_psn) < 0)
+		if (eri_sim_req_holds(w, psn)) {
+			qp->sq_found = i;
 			return w;
+		}
 	}
 	return NULL;
 }
