@@ -565,9 +565,9 @@ static u8 t_cur_byte(u32 off)
 	return off * 13 + (off >> 8);
 }
 
-/* @len bytes of a new page fragment into @skb, from byte @off on. */
-static void t_cur_frag(struct kunit *test, struct sk_buff *skb,
-		       struct page *page, u32 page_off, u32 len, u32 *off)
+/* A new fragment of @skb: @len bytes at @page_off of @page, byte @off on. */
+static void t_cur_frag(struct sk_buff *skb, struct page *page, u32 page_off,
+		       u32 len, u32 *off)
 {
 	u8 *p = page_address(page) + page_off;
 	u32 i;
@@ -593,7 +593,7 @@ static struct sk_buff *t_cur_skb(struct kunit *test, u32 head, u32 *off)
 	return skb;
 }
 
-/* @child, @len bytes, chained to @parent's frag_list after @prev. */
+/* @child chained to @parent's frag_list after @prev (NULL: first). */
 static void t_cur_chain(struct sk_buff *parent, struct sk_buff *prev,
 			struct sk_buff *child)
 {
@@ -637,12 +637,12 @@ static void eri_sim_gso_test_cursor(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	skb = t_cur_skb(test, 100, &off);
-	t_cur_frag(test, skb, page, 0, 50, &off);
-	t_cur_frag(test, skb, page, 64, 5000, &off);
-	t_cur_frag(test, skb, page, 5100, 7, &off);
+	t_cur_frag(skb, page, 0, 50, &off);
+	t_cur_frag(skb, page, 64, 5000, &off);
+	t_cur_frag(skb, page, 5100, 7, &off);
 	a = t_cur_skb(test, 30, &off);
-	t_cur_frag(test, a, page, 6000, 200, &off);
-	t_cur_frag(test, a, page, 6300, 1800, &off);
+	t_cur_frag(a, page, 6000, 200, &off);
+	t_cur_frag(a, page, 6300, 1800, &off);
 	t_cur_chain(skb, NULL, a);
 	b = t_cur_skb(test, 64, &off);
 	t_cur_chain(skb, a, b);

@@ -973,7 +973,7 @@ static void eri_sim_test_read_batch(struct kunit *test)
 	u64 iova = 0x10000;
 	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	__le64 *pbl = kunit_kzalloc(test, sizeof(*pbl), GFP_KERNEL);
-	struct eri_sq_wqe_hdr h = {};
+	struct eri_sq_wqe_hdr *wh;
 	struct eri_sim_qp *qp;
 	struct t_qp q = {};
 	struct eri_sge sge;
@@ -990,14 +990,13 @@ static void eri_sim_test_read_batch(struct kunit *test)
 	sge.addr = cpu_to_le64(iova);
 	sge.length = cpu_to_le32(3 * 1024);
 	sge.lkey = cpu_to_le32(key);
-	h.remote_addr = cpu_to_le64(0x5000);
-	h.rkey = cpu_to_le32(0x4242);
 	t_put_wqe(&q, 0, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_READ) |
 		  ERI_SQ_WQE_HDR_SIGNALED |
 		  FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1), 3 * 1024, &sge,
 		  sizeof(sge));
-	memcpy(q.sq + offsetof(struct eri_sq_wqe_hdr, remote_addr),
-	       &h.remote_addr, 16);
+	wh = (void *)q.sq;
+	wh->remote_addr = cpu_to_le64(0x5000);
+	wh->rkey = cpu_to_le32(0x4242);
 	t_kick(t, &q, 1);
 	t_expect_no_cqe(test, &q);
 

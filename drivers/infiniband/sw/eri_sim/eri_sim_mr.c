@@ -487,7 +487,8 @@ int eri_sim_mr_attach(struct eri_sim_dev *sdev, struct eri_sim_mr *mr,
  *
  * Any context.
  *
- * Return: 0, or -EFAULT when a page is not mapped or @skb holds fewer bytes.
+ * Return: 0, or -EFAULT when a page is not mapped or the buffer holds fewer
+ * bytes.
  */
 int eri_sim_mr_place(struct eri_sim_dev *sdev, struct eri_sim_mr *mr, u64 iova,
 		     struct eri_sim_skb_cur *cur, u32 off, size_t len)

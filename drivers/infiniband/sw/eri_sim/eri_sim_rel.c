@@ -63,7 +63,7 @@ bool eri_sim_psn_map_test(const struct eri_sim_psn_map *m, u32 psn)
 /* Return: how many PSNs from @base on arrived without a gap. */
 u32 eri_sim_psn_map_run(const struct eri_sim_psn_map *m)
 {
-	return m->span ? find_first_zero_bit(m->bits, m->span) : 0;
+	return find_first_zero_bit(m->bits, m->span);
 }
 
 /* Move the window @n PSNs on, forgetting the PSNs it leaves. */

@@ -1318,9 +1318,7 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			if (rtt)
 				a->rtt = rtt;
 			a->ce |= ce;
-			qp->run_due = true;
-			qp->run_due_ns = now;
-			return;
+			goto run;
 		}
 	} else {
 		/* What the batch's READ responses told comes first. */
@@ -1347,6 +1345,7 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		if (qp->state == ERI_QPS_ERR)
 			return;
 	}
+run:
 	if (qp->rx_batch) {
 		qp->run_due = true;
 		qp->run_due_ns = now;

@@ -103,7 +103,9 @@ static void eri_sim_skb_cur_read(const struct eri_sim_skb_cur *c, u32 off,
 int eri_sim_skb_cur_copy(struct eri_sim_skb_cur *c, u32 off, void *to,
 			 u32 len)
 {
-	if (off < c->start || off > c->root->len || len > c->root->len - off)
+	if (off > c->root->len || len > c->root->len - off)
+		return -EFAULT;
+	if (off < c->start)
 		return skb_copy_bits(c->root, off, to, len);
 	while (len) {
 		u32 end = c->start + eri_sim_skb_cur_block_len(c), n;
