@@ -22,12 +22,25 @@ not cross the link is marked invalid, never counted.
 
 netem drops whole buffers, and with GSO a stack hands the veth buffers of up
 to 64 KiB that are cut into packets only after the qdisc.  Conditions with
-loss therefore set gso_max_segs 1 on every veth end: every contender hands
-netem single packets of at most the MTU, and netem drops wire packets.  Per
-run, netem's counters (packets: a GSO buffer counts as its segments) beside
-the veth's (buffers) and ERI's device counters (tx_pkts beside tx_skbs) show
-what netem saw; a run under such a condition whose counters show a GSO
-buffer is marked invalid.  Conditions without loss keep GSO on for everyone.
+loss ("wire": "segment") therefore send every contender's traffic through a
+segmenter first: a second veth pair per contender (bench-<c>-sa and -sb,
+without TSO or UDP segmentation offload, so the veth cuts every GSO buffer
+into MTU-sized frames as a NIC would), whose far end hands each frame, by a
+tc mirred redirect at its ingress, to the contender's veth end A (or B) and
+its netem.  netem drops wire packets, the stacks above keep building
+super-packets and TSO segments, and the receiving veth end has GRO on (TSO
+off on the sending end: veth only gives such packets to its NAPI), so what
+arrives is merged again, as a NIC's GRO would: the path of a cloud VM whose
+NIC segments and merges.  A flow whose route lookup names the veth end
+(rdma_rxe's, siw's accepted connections, bound to their device) takes the
+veth directly (a route of lower preference), and the veth ends have
+gso_max_segs 1: such flows send single packets (rdma_rxe always does).  Per
+run, netem's counters (packets: a GSO buffer counts as
+its segments) beside the veth's (buffers) show what netem saw; a run under
+such a condition whose counters show a GSO buffer is marked invalid.
+"single" conditions set gso_max_segs 1 on every veth end instead: every
+stack hands netem single packets (no super-packets, no GRO).  Conditions
+without loss keep GSO on for everyone on the direct veth.
 The jumbo condition runs a few cells with MTU 9000 on every veth (see
 CONDITIONS).  The noisy condition ("noisy neighbour") runs a few cells while
 the host's cores are oversubscribed by a load outside the VM: the guest
@@ -86,6 +99,7 @@ GRIDS = {
         # Cells of the noisy condition (a load outside the VM); not in the
         # quick grid either: --set conditions=loss0,noisy
         "noisy_cells": ["write_bw:65536:1"],
+        "wire0_cells": ["write_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 25, "bw_timeout": 25,
     },
@@ -111,7 +125,7 @@ GRIDS = {
         # messages, and the grid fits in two hours.
         "target_s": 0.5, "lat_min_iters": 300, "bw_min_bytes": 256 * KIB,
         "tcp_lat_secs": 2,
-        "conditions": ["loss0", "loss0.1", "loss1", "loss5",
+        "conditions": ["loss0", "wire0", "loss0.1", "loss1", "loss5",
                        "delay250", "loss1+delay250", "jumbo", "noisy"],
         # The bulk cells, 1 QP: what IB MTU 4096 and TCP's 9000-byte MTU
         # change (about four minutes).
@@ -121,6 +135,10 @@ GRIDS = {
         # waits on timers or work items while its vCPU is descheduled
         # falls behind, and small-message latency.
         "noisy_cells": ["send_lat:2:1", "write_bw:65536:1"],
+        # The loss conditions' path without loss, for their bulk cells: what
+        # a contender keeps of it under loss.
+        "wire0_cells": ["write_bw:65536:1", "write_bw:4194304:1",
+                        "read_bw:65536:1", "send_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 30, "bw_timeout": 40,
     },
@@ -132,11 +150,14 @@ GRIDS = {
 #   wire   netem drops whole buffers, and a stack hands the veth GSO
 #          buffers of up to 64 KiB (TCP's segments, ERI's super-packets)
 #          cut into packets only after the qdisc: loss of 1% of those is
-#          not 1% of the packets a real network would drop.  With wire set
-#          the veth gets gso_max_segs 1, so every contender's stack hands
-#          it single MTU-sized packets and netem drops wire packets
-#          (checked per run: wire_check(), wire_violation()).  Without it
-#          (no loss) GSO stays on for everyone;
+#          not 1% of the packets a real network would drop.  "segment":
+#          every contender's traffic is cut into MTU-sized frames before
+#          netem (the segmenter pair, see the module's text) and merged
+#          again by GRO at the receiving end, so the stacks keep their
+#          super-packets and netem drops wire packets.  "single": the veth
+#          gets gso_max_segs 1, so every stack hands it single packets.
+#          Checked per run: wire_check(), wire_violation().  Without it
+#          (no loss) GSO stays on for everyone on the direct veth;
 #   mtu    the veths' MTU (IB MTU 4096 needs 4096 bytes of payload plus
 #          the headers: 9000 gives every RDMA contender its largest MTU);
 #   cells  the grid entry that lists the cells measured in this condition
@@ -148,16 +169,21 @@ GRIDS = {
 #          whole time slices, as on an oversubscribed cloud host.
 CONDITIONS = {
     "loss0": {"netem": []},
-    "loss0.1": {"netem": ["loss", "0.1%"], "wire": True},
-    "loss1": {"netem": ["loss", "1%"], "wire": True},
-    "loss5": {"netem": ["loss", "5%"], "wire": True},
+    "loss0.1": {"netem": ["loss", "0.1%"], "wire": "segment"},
+    "loss1": {"netem": ["loss", "1%"], "wire": "segment"},
+    "loss5": {"netem": ["loss", "5%"], "wire": "segment"},
     "delay250": {"netem": ["delay", "250us", "50us"]},
-    "loss1+delay250": {"netem": ["loss", "1%", "delay", "250us", "50us"], "wire": True},
+    "loss1+delay250": {"netem": ["loss", "1%", "delay", "250us", "50us"],
+                       "wire": "segment"},
     "jumbo": {"netem": [], "mtu": 9000, "cells": "jumbo_cells"},
     "noisy": {"netem": [], "cells": "noisy_cells", "host_load": True},
-    # Not in the grids: no loss, single packets, to tell what GSO gives
-    # from what loss costs (--set conditions=loss0,wire0,loss1).
-    "wire0": {"netem": [], "wire": True},
+    # The loss conditions' path without loss: what they would move if
+    # nothing were dropped (the bulk cells: --set conditions=loss0,wire0,loss1).
+    "wire0": {"netem": [], "wire": "segment", "cells": "wire0_cells"},
+    # Single packets for every stack (the harness's loss conditions before
+    # the segmenter), not in the grids: --set conditions=single0,single1.
+    "single0": {"netem": [], "wire": "single"},
+    "single1": {"netem": ["loss", "1%"], "wire": "single"},
 }
 DEFAULT_MTU = 1500
 # The veths' GSO limits when GSO is on: the kernel's defaults for a new
@@ -202,6 +228,12 @@ def write_sysctl(path, value):
 
 def ends(c):
     return "bench-%s-a" % c, "bench-%s-b" % c
+
+
+def seg_ends(c):
+    """The segmenter pair: A's traffic to B leaves through the first, B's to
+    A through the second (see the module's text)."""
+    return "bench-%s-sa" % c, "bench-%s-sb" % c
 
 
 def addrs(c):
@@ -333,7 +365,9 @@ def link_snapshot(c):
     a, b = ends(c)
     q = qdisc_counters()
     none = dict.fromkeys(QDISC_KEYS)
+    sa, sb = seg_ends(c)
     return {"a": counters(a), "b": counters(b), "lo": counters("lo"),
+            "sa": counters(sa), "sb": counters(sb),
             "qdisc_a": q.get(a, none), "qdisc_b": q.get(b, none)}
 
 
@@ -497,17 +531,61 @@ def setup_topology(names):
         sh("ip addr add %s/32 dev %s" % (ipb, b))
         ta, tb = 1000 + 2 * n, 1001 + 2 * n
         # Traffic to B leaves through A's end, traffic to A through B's end.
-        sh("ip route replace %s dev %s src %s table %d" % (ipb, a, ipa, ta))
-        sh("ip route replace %s dev %s src %s table %d" % (ipa, b, ipb, tb))
+        sh("ip route replace %s dev %s src %s table %d metric 100" % (ipb, a, ipa, ta))
+        sh("ip route replace %s dev %s src %s table %d metric 100" % (ipa, b, ipb, tb))
         sh("ip rule add pref 10 iif lo to %s lookup %d" % (ipb, ta))
         sh("ip rule add pref 10 iif lo to %s lookup %d" % (ipa, tb))
         sh("ip neigh replace %s lladdr %s dev %s nud permanent" % (ipb, mac_of(b), a))
         sh("ip neigh replace %s lladdr %s dev %s nud permanent" % (ipa, mac_of(a), b))
+        setup_segmenter(c)
         _, ra = sh("ip route get %s from %s" % (ipb, ipa), check=False)
         _, rb = sh("ip route get %s from %s" % (ipa, ipb), check=False)
         topo[c] = {"ends": [a, b], "addrs": [ipa, ipb],
                    "route_a_to_b": ra.strip(), "route_b_to_a": rb.strip()}
     return topo
+
+
+def setup_segmenter(c):
+    """The segmenter pair of contender c (routes to it: set_condition()).
+
+    Neither end offloads segmentation, so each cuts every GSO buffer sent
+    through it into frames (validate_xmit_skb()); the far end redirects each
+    frame at its ingress to the egress of the contender's veth end that
+    leads on (sb's frames, from A, to A's end; sa's to B's end), through
+    that end's netem.  The frames carry the destination's MAC (permanent
+    neighbour entries), so the receiving end takes them as its own.
+    """
+    a, b = ends(c)
+    sa, sb = seg_ends(c)
+    ipa, ipb = addrs(c)
+    sh("ip link del %s" % sa, check=False)
+    sh("ip link add %s type veth peer name %s" % (sa, sb))
+    for d, onward in ((sa, b), (sb, a)):
+        write_sysctl("net.ipv6.conf.%s.disable_ipv6" % d, 1)
+        write_sysctl("net.ipv4.conf.%s.rp_filter" % d, 0)
+        sh(["ethtool", "-K", d, "tso", "off", "tx-udp-segmentation", "off"])
+        sh("ip link set %s up" % d)
+        GSO_ON[d] = link_settings(d)
+        sh("tc qdisc replace dev %s clsact" % d)
+        sh("tc filter replace dev %s ingress pref 1 matchall "
+           "action mirred egress redirect dev %s" % (d, onward))
+    sh("ip neigh replace %s lladdr %s dev %s nud permanent" % (ipb, mac_of(b), sa))
+    sh("ip neigh replace %s lladdr %s dev %s nud permanent" % (ipa, mac_of(a), sb))
+
+
+def set_routes(c, via_segmenter):
+    """Send c's traffic through its segmenter (the routes of preference 10)
+    or straight over its veth (the routes of preference 100 alone).  A
+    route lookup that names the veth end (rdma_rxe's) always finds the
+    direct route."""
+    n = CONTENDERS[c][0]
+    ta, tb = 1000 + 2 * n, 1001 + 2 * n
+    ipa, ipb = addrs(c)
+    for ip, src, dev, t in ((ipb, ipa, seg_ends(c)[0], ta), (ipa, ipb, seg_ends(c)[1], tb)):
+        if via_segmenter:
+            sh("ip route replace %s dev %s src %s table %d metric 10" % (ip, dev, src, t))
+        else:
+            sh("ip route del %s table %d metric 10" % (ip, t), check=False)
 
 
 def path_check(c):
@@ -582,25 +660,41 @@ def set_condition(names, cond):
     if spec.get("host_load") and not loaded:
         raise RuntimeError("the host did not confirm its load (run through scripts/bench.sh)")
     mtu = spec.get("mtu", DEFAULT_MTU)
+    wire = spec.get("wire")
     links = {}
     for c in names:
-        for d in ends(c):
-            gso = {"gso_max_segs": 1} if spec.get("wire") else GSO_ON[d]
+        set_routes(c, wire == "segment")
+        for d in ends(c) + seg_ends(c):
+            seg = d in seg_ends(c)
+            # Under either wire mode the netem ends take no GSO buffer: a
+            # flow routed to them directly, not through the segmenter (a
+            # socket bound to the device: rdma_rxe, siw's accepted
+            # connections), sends single packets.
+            gso = {"gso_max_segs": 1} if wire and not seg else GSO_ON[d]
             sh(["ip", "link", "set", "dev", d, "mtu", str(mtu),
                 "gso_max_segs", str(gso["gso_max_segs"])] +
                (["gso_max_size", str(gso["gso_max_size"])] if "gso_max_size" in gso else []))
+            if seg:
+                continue
+            # Behind the segmenter the receiving end merges what arrives
+            # (GRO), and veth hands a sender's packets to its peer's GRO only
+            # when the sender has no TSO.
+            on = wire == "segment"
+            sh(["ethtool", "-K", d, "tso", "off" if on else "on", "gro", "on" if on else "off"])
             # The same qdisc for every condition (netem with no impairment for
             # the clean case), a queue long enough not to drop by itself.
             sh(["tc", "qdisc", "replace", "dev", d, "root", "netem",
                 "limit", "100000"] + spec["netem"])
             links[d] = link_settings(d)
-            if links[d]["mtu"] != mtu or (spec.get("wire") and links[d]["gso_max_segs"] != 1):
+            if links[d]["mtu"] != mtu or (wire and links[d]["gso_max_segs"] != 1):
                 raise RuntimeError("%s: %s after setting mtu %d%s" % (
-                    d, links[d], mtu, ", gso_max_segs 1" if spec.get("wire") else ""))
+                    d, links[d], mtu, ", gso_max_segs 1" if wire else ""))
     _, q = sh("tc qdisc show dev %s" % ends(names[0])[0], check=False)
-    return {"qdisc": q.strip(), "mtu": mtu, "wire": bool(spec.get("wire")),
+    _, r = sh("ip route show table %d" % (1000 + 2 * CONTENDERS[names[0]][0]), check=False)
+    return {"qdisc": q.strip(), "mtu": mtu, "wire": wire or False,
             "host_load": bool(spec.get("host_load")),
-            "links": links, "offloads": offloads(ends(names[0])[0])}
+            "routes": r.strip(), "links": links,
+            "offloads": offloads(ends(names[0])[0])}
 
 
 # ------------------------------------------------------------------ devices
@@ -1104,7 +1198,7 @@ def one_run(c, info, test, size, qps, grid, iters, cond):
     if app > 0:
         rec["per_MB"] = per_mb(rec, app)
     if spec.get("wire") and rec["status"] == "ok":
-        bad = wire_violation(rec)
+        bad = wire_violation(rec, spec["wire"])
         if bad:
             rec.update(status="invalid", reason="GSO buffers under wire-packet loss: " + bad)
     return rec
@@ -1131,7 +1225,7 @@ def per_mb(rec, app):
     return res
 
 
-def wire_violation(rec):
+def wire_violation(rec, wire):
     """Why a run under a wire-packet condition did not lose wire packets
     (netem saw GSO buffers, or ERI sent super-packets), or None."""
     w = rec["wire"]
@@ -1143,7 +1237,9 @@ def wire_violation(rec):
                     "buffer (frames are at most %d)" % (x["pkts"], x["skbs"], side,
                                                         x["bytes_per_skb"], w["max_frame"]))
     e = rec.get("eri") or {}
-    if None not in (e.get("tx_pkts"), e.get("tx_skbs")) and e["tx_pkts"] > e["tx_skbs"] + 2:
+    if (wire == "single" and
+            None not in (e.get("tx_pkts"), e.get("tx_skbs")) and
+            e["tx_pkts"] > e["tx_skbs"] + 2):
         return "ERI sent %d packets in %d buffers" % (e["tx_pkts"], e["tx_skbs"])
     return None
 
@@ -1293,7 +1389,8 @@ def main():
         emit(dict(setup, type="condition", condition=cond))
         log("condition %s: %s; MTU %d, %s%s" % (
             cond, setup["qdisc"], setup["mtu"],
-            "gso_max_segs 1 (wire packets)" if setup["wire"] else "GSO on",
+            {"segment": "wire packets (segmented before netem, GRO behind it)",
+             "single": "wire packets (gso_max_segs 1)"}.get(setup["wire"], "GSO on"),
             "; a busy process per host core" if setup["host_load"] else ""))
         tcp_done = {}
         # (contender, test) -> {(qps, size): [rates]}: what plan_iters sizes

@@ -71,15 +71,24 @@ def cond_cells(meta, cond):
     return grid_cells(meta["grid"], (meta.get("condition_spec") or {}).get(cond))
 
 
+def wire_text(spec):
+    """How a condition's buffers met netem (results from before the
+    segmenter say True for gso_max_segs 1)."""
+    w = spec.get("wire")
+    if w == "segment":
+        return "wire packets (segmented before netem, GRO behind it)"
+    if w:
+        return "wire packets (gso_max_segs 1)"
+    return "GSO on"
+
+
 def cond_text(meta, cond):
     """cond's netem arguments, MTU and GSO setting, in words."""
     spec = (meta.get("condition_spec") or {}).get(cond)
     netem = " ".join(meta["conditions"][cond]) or "no impairment"
     if spec is None:            # results of a harness without the setting
         return netem
-    return "%s, MTU %d, %s%s" % (netem, spec.get("mtu", 1500),
-                                 "wire packets (gso_max_segs 1)" if spec.get("wire")
-                                 else "GSO on",
+    return "%s, MTU %d, %s%s" % (netem, spec.get("mtu", 1500), wire_text(spec),
                                  ", a busy process per host core beside the VM"
                                  if spec.get("host_load") else "")
 
@@ -234,13 +243,18 @@ def table(meta, summ, runs, names, conds, extra):
                                          for t, sz, q in cond_cells(meta, c)))
                for c in conds if meta["condition_spec"].get(c, {}).get("cells")]
         L.append("")
-        L.append("netem drops whole buffers.  Under \"wire packets\" every veth end has "
-                 "gso_max_segs 1: every contender's stack (TCP's segments, ERI's "
-                 "super-packets) hands it single packets of at most the MTU, so "
-                 "netem drops wire packets, as a network would; a run whose counters "
-                 "show a GSO buffer passing netem there is marked invalid (see \"What "
-                 "netem saw\").  Under \"GSO on\" buffers of up to 64 KiB pass netem "
-                 "whole.%s" % ("  Conditions with cells of their own: %s." % "; ".join(own)
+        L.append("netem drops whole buffers.  Under \"wire packets (segmented before "
+                 "netem)\" every contender's traffic passes a second veth pair without "
+                 "segmentation offloads first, which cuts its GSO buffers (TCP's "
+                 "segments, ERI's super-packets) into MTU-sized frames and hands them, "
+                 "by a tc redirect, to the veth and its netem; the receiving end has GRO "
+                 "on.  The stacks keep their super-packets, netem drops wire packets, as "
+                 "a network would, and the receiver merges what arrives, as a NIC would.  "
+                 "Under \"wire packets (gso_max_segs 1)\" every stack hands netem single "
+                 "packets.  A run whose counters show a GSO buffer passing netem under "
+                 "either is marked invalid (see \"What netem saw\").  Under \"GSO on\" "
+                 "buffers of up to 64 KiB pass netem whole on the direct veth.%s"
+                 % ("  Conditions with cells of their own: %s." % "; ".join(own)
                                if own else ""))
     L.append("")
     g = meta["grid"]
@@ -455,7 +469,8 @@ def wire_table(meta, runs, names, conds):
          "per buffer the veth carried, all runs together and the largest of any "
          "run's end, and the largest bytes per buffer (a frame of the MTU is at "
          "most MTU + 14).  1.00 and no more than a frame: netem saw wire packets.  "
-         "ERI: also its devices' packets per buffer sent (`tx_pkts` / `tx_skbs`).  "
+         "ERI: also its devices' packets per buffer sent (`tx_pkts` / `tx_skbs`) and "
+         "taken (`rx_pkts` / `rx_skbs`: super-packets, or GRO's merges).  "
          "The MTU the runs used: the IB MTU perftest reports, TCP's MSS (iperf3).  "
          "Invalid: runs under wire packets whose counters show a GSO buffer.", ""]
     L.append("| condition | " + " | ".join(LABEL[c] for c in names) + " |")
@@ -477,8 +492,12 @@ def wire_table(meta, runs, names, conds):
             if c == "eri":
                 tp = sum((r.get("eri") or {}).get("tx_pkts") or 0 for r in rs)
                 ts = sum((r.get("eri") or {}).get("tx_skbs") or 0 for r in rs)
+                rp = sum((r.get("eri") or {}).get("rx_pkts") or 0 for r in rs)
+                rsk = sum((r.get("eri") or {}).get("rx_skbs") or 0 for r in rs)
                 if ts:
                     txt += "; device %.2f" % (tp / ts)
+                if rsk:
+                    txt += " sent, %.2f taken" % (rp / rsk)
             mtus = sorted({(r.get("metrics") or {}).get("ib_mtu") or
                            (r.get("metrics") or {}).get("tcp_mss") for r in rs} - {None})
             if mtus:
