@@ -41,7 +41,10 @@
  * @seg_len: bytes of each packet, ERI header and payload
  * @hdrs: bytes of the IP header (IPv4's: IPv6's payload length excludes
  *	it) and the UDP header
- * @dev_max_size: the route device's gso_max_size
+ * @dev_max_size: the most bytes of the same headers and packets the route
+ *	device takes in one buffer: its gso_max_size less what else it counts
+ *	(the link-layer header, IPv6's header) and one (it takes shorter
+ *	buffers only)
  * @dev_max_segs: the route device's gso_max_segs
  *
  * As many as one IP datagram's 16-bit length field allows, within the

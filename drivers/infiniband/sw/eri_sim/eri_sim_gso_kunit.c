@@ -187,6 +187,17 @@ static void eri_sim_gso_test_max_segs(struct kunit *test)
 	/* BIG TCP's larger gso_max_size changes nothing for UDP. */
 	KUNIT_EXPECT_EQ(test, eri_sim_gso_max_segs(seg, v4, 512 * 1024, 65535),
 			59U);
+	/*
+	 * 1344-byte payloads under an Ethernet device's gso_max_size of 65536
+	 * (less its 14-byte header and one): 45 packets, 64122 bytes, not the
+	 * 46 the IP length field alone allows (65546 bytes with the header,
+	 * which the device would cut in software).
+	 */
+	KUNIT_EXPECT_EQ(test, eri_sim_gso_max_segs(HDR_LEN + 1344, v4,
+						   65536 - 14 - 1, 65535),
+			45U);
+	KUNIT_EXPECT_EQ(test, eri_sim_gso_max_segs(HDR_LEN + 1344, v4, 65536,
+						   65535), 46U);
 }
 
 /*

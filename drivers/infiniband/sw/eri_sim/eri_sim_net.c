@@ -866,9 +866,9 @@ static bool eri_sim_pkt_xmit4(struct eri_sim_qp *qp, struct eri_sim_net *en,
  * @seg_len: bytes of each packet, ERI header and payload
  *
  * qp->lock held.  As many as one IP datagram's length field allows (with
- * the IP and UDP headers), within the route device's gso_max_size and
- * gso_max_segs and ERI_SIM_GSO_MAX_SEGS.  Keeps the device's gso_max_segs
- * in qp->route_segs.
+ * the IP and UDP headers), within the route device's gso_max_size (its
+ * buffers' whole length) and gso_max_segs and ERI_SIM_GSO_MAX_SEGS.  Keeps
+ * the device's gso_max_segs in qp->route_segs.
  *
  * Return: 1 at least.
  */
@@ -878,9 +878,9 @@ u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 	struct eri_sim_net *en = qp->sdev->net;
 	struct dst_entry *dst = NULL;
 	struct in6_addr saddr6;
+	u32 n, segs, room, ll;
 	struct socket *sock;
 	__be32 saddr;
-	u32 n, segs;
 
 	lockdep_assert_held(&qp->lock);
 	rcu_read_lock();
@@ -898,8 +898,16 @@ u32 eri_sim_pkt_max_segs(struct eri_sim_qp *qp, u32 seg_len)
 	segs = READ_ONCE(dst->dev->gso_max_segs);
 	/* For the requester's send quantum, which takes no route lookup. */
 	qp->route_segs = clamp_t(u32, segs, 1, ERI_SIM_GSO_MAX_SEGS);
-	n = eri_sim_gso_max_segs(seg_len, hdrs,
-				 READ_ONCE(dst->dev->gso_max_size), segs);
+	/*
+	 * The device segments in software a buffer of gso_max_size bytes or
+	 * more, its link-layer header counted, and IPv6's header, which hdrs
+	 * leaves out.
+	 */
+	room = READ_ONCE(dst->dev->gso_max_size);
+	ll = dst->dev->hard_header_len + 1 +
+	     (qp->ipv6 ? sizeof(struct ipv6hdr) : 0);
+	n = eri_sim_gso_max_segs(seg_len, hdrs, room > ll ? room - ll : 0,
+				 segs);
 	dst_release(dst);
 	return n;
 }
