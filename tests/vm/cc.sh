@@ -120,16 +120,17 @@ bw_of() {
 
 # measure N: N ib_write_bw flows; the QP lines at the start and the end of
 # the window in /tmp/cc-q0 and /tmp/cc-q1, bytes through the link in $LINK_B
-# over $LINK_MS ms, the window's start and end (date +%s%N) in $WIN_T0 and
-# $WIN_T1.
+# and the devices' data bytes sent in $PAYLOAD_B over $LINK_MS ms, the
+# window's start and end (date +%s%N) in $WIN_T0 and $WIN_T1.
 measure() {
-	local b0
+	local b0 p0
 	bw_start "$1"
 	sleep "$SKIP"
-	WIN_T0=$(date +%s%N) b0=$(txb)
+	WIN_T0=$(date +%s%N) b0=$(txb) p0=$(hwstat tx_bytes)
 	qp_dd > /tmp/cc-q0
 	sleep "$WIN"
 	LINK_B=$(( $(txb) - b0 )) LINK_MS=$(( ($(date +%s%N) - WIN_T0) / 1000000 ))
+	PAYLOAD_B=$(( $(hwstat tx_bytes) - p0 ))
 	qp_dd > /tmp/cc-q1
 	WIN_T1=$(date +%s%N)
 	pkill -x ib_write_bw
@@ -234,8 +235,8 @@ lo, hi = float(sys.argv[2]) / 1e9, float(sys.argv[3]) / 1e9
 iv = [i["sum"] for i in d["intervals"] if i["sum"]["start"] >= lo and i["sum"]["end"] <= hi]
 print(int(sum(i["bytes"] for i in iv) / sum(i["seconds"] for i in iv)) if iv else 0)' \
 	/tmp/cc-iperf.json $((WIN_T0 - tcp_t0)) $((WIN_T1 - tcp_t0)) 2>/dev/null)
-mtu=$(in0 cat /sys/class/infiniband/$D0/ports/1/active_mtu 2>/dev/null | awk '{ print $1 }')
-eri=$(( ($(qp_delta 2) - $(qp_delta 10)) * ${mtu:-1024} * 1000000000 / (WIN_T1 - WIN_T0) ))
+# ERI's payload: the devices' data bytes sent (eri0's QP alone sends data).
+eri=$(( PAYLOAD_B * 1000 / LINK_MS ))
 echo "# with TCP: ERI $eri B/s, TCP ${tcp:-?} B/s over $(( (WIN_T1 - WIN_T0) / 1000000 )) ms"
 check_todo "$TODO" "with TCP: ERI's share 0.5-2x TCP's ($eri / ${tcp:-0} B/s)" \
 	test "${tcp:-0}" -gt 0 -a $((eri * 2)) -ge "${tcp:-0}" -a "$eri" -le $(( ${tcp:-0} * 2 ))

@@ -1064,6 +1064,7 @@ void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 	qp->unacked = 0;
 	hrtimer_try_to_cancel(&qp->ack_timer);
 	if (syndrome == ERI_SYN_ACK) {
+		hdr->seg_max = cpu_to_be32(eri_sim_dev_seg_max(qp->sdev));
 		hdr->ack_psn = cpu_to_be32(qp->rmap.base);
 		hdr->offset = cpu_to_be32(eri_sim_sack_encode(&qp->rmap,
 							      hdr->sack));

@@ -199,15 +199,15 @@ static void eri_sim_net_test_fields(struct kunit *test)
 	struct eri_wire_hdr *hdr;
 
 	/*
-	 * PSN bits above the 24, any MSN, timestamps and the reserved word:
-	 * the QPs mask or check them against their state; the header check
-	 * passes them.
+	 * PSN bits above the 24, any MSN, timestamps and seg_max (read from
+	 * ACKs alone): the QPs mask or check them against their state; the
+	 * header check passes them.
 	 */
 	hdr = pkt(test, ERI_OP_SEND, 4);
 	hdr->psn = cpu_to_be32(U32_MAX);
 	hdr->ack_psn = cpu_to_be32(U32_MAX);
 	hdr->msn = cpu_to_be32(U32_MAX);
-	hdr->reserved = cpu_to_be32(1);
+	hdr->seg_max = cpu_to_be32(1);
 	KUNIT_EXPECT_EQ(test, hdr_check_current(hdr, HDR_LEN + 4),
 			ERI_SIM_RX_RC_REQ);
 	/* Invalid SACK and flag combinations do not change the verdict. */
@@ -235,6 +235,53 @@ static void eri_sim_net_test_fields(struct kunit *test)
 			ERI_SIM_RX_UD);
 }
 
+/*
+ * Payload per packet: what a link carries, what an RC QP picks from its
+ * path MTU, its link and its peer's word, and what a READ request may ask.
+ */
+static void eri_sim_net_test_seg(struct kunit *test)
+{
+	/* 1500 - 128 bytes of IPv6, UDP and ERI headers, in 64-byte steps. */
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_max(1500), 1344U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_max(4224), 4096U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_max(9000), 4096U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_max(384), 256U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_max(383), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_max(0), 0U);
+
+	/* Both ends take 1344 at MTU 1500: the path MTU's 1024 grows. */
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(1024, 1344, 1344), 1344U);
+	/* The peer said nothing (or is of before seg_max): the path MTU. */
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(1024, 1344, 0), 1024U);
+	/* The smaller end's, in 64-byte steps, never below the path MTU. */
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(1024, 1344, 1100), 1088U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(1024, 1344, 1000), 1024U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(1024, 1344, 1345), 1344U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(1024, 1344, U32_MAX), 1344U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(2048, 2816, 4096), 2816U);
+	/* A path MTU below the link's largest: the QP was told; it keeps it. */
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(512, 1344, 1344), 512U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(1024, 4096, 4096), 1024U);
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(4096, 4096, 4096), 4096U);
+	/* A link that carries no more than 256 bytes, or none. */
+	KUNIT_EXPECT_EQ(test, eri_sim_seg_pick(256, 0, 1344), 256U);
+
+	/* A READ's aux: log2 of the path MTU, or bytes up to the link's. */
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(8, 1344), 256U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(10, 1344), 1024U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(12, 1344), 4096U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(256, 1344), 256U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(1344, 1344), 1344U);
+	/* Hostile: not a log, not a step, more than the link, absurd. */
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(0, 1344), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(7, 1344), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(13, 1344), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(255, 1344), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(1345, 1344), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(1408, 1344), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_read_seg(U32_MAX, 4096), 0U);
+}
+
 static struct kunit_case eri_sim_net_test_cases[] = {
 	KUNIT_CASE(eri_sim_net_test_valid),
 	KUNIT_CASE(eri_sim_net_test_truncated),
@@ -242,6 +289,7 @@ static struct kunit_case eri_sim_net_test_cases[] = {
 	KUNIT_CASE(eri_sim_net_test_opcode),
 	KUNIT_CASE(eri_sim_net_test_length),
 	KUNIT_CASE(eri_sim_net_test_fields),
+	KUNIT_CASE(eri_sim_net_test_seg),
 	{}
 };
 

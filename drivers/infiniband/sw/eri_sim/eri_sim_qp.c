@@ -194,6 +194,7 @@ u8 eri_sim_create_qp(struct eri_sim_dev *sdev,
 	qp->rq_depth_log = rq_log;
 	qp->mtu_log = 10;
 	qp->mtu = 1024;
+	qp->seg = qp->mtu;
 	qp->ttl = 64;
 	qp->timeout = ERI_SIM_DEFAULT_TIMEOUT;
 	qp->retry_cnt = 7;
@@ -262,6 +263,9 @@ static void eri_sim_qp_reset_locked(struct eri_sim_qp *qp)
 	qp->sq_send = 0;
 	qp->sq_comp = 0;
 	qp->drained_sent = false;
+	/* A new connection: its peer says again what it takes. */
+	qp->seg = qp->mtu;
+	qp->peer_seg_max = 0;
 	eri_sim_req_reset_locked(qp, qp->sb->nxt);
 	eri_sim_resp_reset_locked(qp, qp->rmap.base);
 	memset(qp->swqe, 0, sizeof(*qp->swqe) << qp->sq_depth_log);
@@ -308,6 +312,8 @@ static u8 eri_sim_qp_apply_locked(struct eri_sim_qp *qp,
 	if (mask & ERI_QP_ATTR_PATH_MTU) {
 		qp->mtu_log = attr->path_mtu_log;
 		qp->mtu = 1U << qp->mtu_log;
+		qp->seg = qp->mtu;
+		qp->peer_seg_max = 0;
 	}
 	if (mask & ERI_QP_ATTR_AV) {
 		memcpy(qp->sgid, attr->sgid, sizeof(qp->sgid));

@@ -148,6 +148,7 @@ struct eri_sim_swqe {
 	u64 raddr;
 	u32 first_psn;
 	u32 end_psn;		/* first PSN after the WQE's */
+	u32 seg;		/* payload per packet, from qp->seg when started */
 	u32 msn;		/* SEND*, WRITE_IMM: receive message number */
 	u64 swap_add;		/* CMP_SWP, FETCH_ADD: the operands */
 	u64 compare;
@@ -276,6 +277,12 @@ struct eri_sim_qp {
 	u32 access;
 	u32 mtu;
 	u32 mtu_log;
+	/*
+	 * Payload per packet of messages not yet started: the path MTU, or
+	 * more once the peer said it takes more (eri_sim_seg_pick()).
+	 */
+	u32 seg;
+	u32 peer_seg_max;	/* the peer's latest ACK's seg_max */
 	u32 dest_qpn;
 	/* The path's addresses; IPv4 ones mapped (::ffff:a.b.c.d). */
 	struct in6_addr saddr;
@@ -558,6 +565,18 @@ int eri_sim_gid_family(const u8 *sgid, const u8 *dgid);
 bool eri_sim_local_addr(struct eri_sim_dev *sdev, const struct in6_addr *addr);
 void eri_sim_send_ack_locked(struct eri_sim_qp *qp, u8 syndrome, u32 psn,
 			     u32 aux);
+
+/* eri_sim_req.c: payload per packet */
+u32 eri_sim_seg_max(u32 link_mtu);
+u32 eri_sim_seg_pick(u32 path_mtu, u32 own_max, u32 peer_max);
+/* eri_sim_resp.c */
+u32 eri_sim_read_seg(u32 aux, u32 own_max);
+
+/* eri_sim_seg_max() of @sdev's netdev as it is now. */
+static inline u32 eri_sim_dev_seg_max(const struct eri_sim_dev *sdev)
+{
+	return eri_sim_seg_max(READ_ONCE(sdev->netdev->mtu));
+}
 
 /* eri_sim_gso.c */
 u32 eri_sim_gso_max_segs(u32 seg_len, u32 hdrs, u32 dev_max_size,

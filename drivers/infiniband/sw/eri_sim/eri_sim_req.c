@@ -18,6 +18,7 @@
  */
 #include <kunit/visibility.h>
 #include <linux/bitfield.h>
+#include <linux/log2.h>
 
 #include "eri_sim_qp.h"
 #include "eri_sim_trace.h"
@@ -204,11 +205,67 @@ static void eri_sim_req_arm_rto_locked(struct eri_sim_qp *qp, u64 now)
 	eri_sim_req_arm_locked(qp, now, rto);
 }
 
-/* Packets (and so PSNs) a WQE takes: one at least. */
-static u32 eri_sim_req_npkts(const struct eri_sim_qp *qp,
-			     const struct eri_sim_swqe *w)
+/**
+ * eri_sim_seg_max - the largest payload a packet may carry on a link
+ * @link_mtu: the netdev's MTU
+ *
+ * What is left of @link_mtu after the headers of either family, in steps of
+ * ERI_WIRE_SEG_ALIGN, at most ERI_SIM_MAX_PAYLOAD: what the device says it
+ * takes (an ACK's seg_max) and the most it sends.  Pure.
+ *
+ * Return: the payload in bytes, or 0 when not even 256 bytes fit.
+ */
+u32 eri_sim_seg_max(u32 link_mtu)
 {
-	return w->length ? DIV_ROUND_UP(w->length, qp->mtu) : 1;
+	if (link_mtu < ERI_PKT_OVERHEAD_IPV6 + 256)
+		return 0;
+	return min_t(u32, round_down(link_mtu - ERI_PKT_OVERHEAD_IPV6,
+				     ERI_WIRE_SEG_ALIGN),
+		     ERI_SIM_MAX_PAYLOAD);
+}
+
+/**
+ * eri_sim_seg_pick - payload per packet of an RC QP's next messages
+ * @path_mtu: the QP's path MTU, a power of two from 256 to 4096
+ * @own_max: eri_sim_seg_max() of the QP's own link
+ * @peer_max: the peer's latest seg_max (0: none said)
+ *
+ * The IB MTU is a power of two: at a netdev MTU of 1500 a packet of the
+ * path MTU (1024) leaves a quarter of the datagram unused.  Packets grow to
+ * what both ends take when the QP's path MTU is the largest power of two
+ * its link carries (a QP given less was told the path carries no more, and
+ * keeps it), never beyond what the peer said it takes.  Pure.
+ *
+ * Return: a payload of @path_mtu bytes at least.
+ */
+u32 eri_sim_seg_pick(u32 path_mtu, u32 own_max, u32 peer_max)
+{
+	u32 seg = round_down(min(own_max, peer_max), ERI_WIRE_SEG_ALIGN);
+
+	if (!own_max || path_mtu < rounddown_pow_of_two(own_max) ||
+	    seg <= path_mtu)
+		return path_mtu;
+	return min_t(u32, seg, ERI_SIM_MAX_PAYLOAD);
+}
+
+/*
+ * An ACK said how large a payload the peer takes: the messages that start
+ * from now on use what both ends take.  qp->lock held.
+ */
+static void eri_sim_req_peer_seg_locked(struct eri_sim_qp *qp, u32 peer_max)
+{
+	lockdep_assert_held(&qp->lock);
+	if (peer_max == qp->peer_seg_max)
+		return;
+	qp->peer_seg_max = peer_max;
+	qp->seg = eri_sim_seg_pick(qp->mtu, eri_sim_dev_seg_max(qp->sdev),
+				   peer_max);
+}
+
+/* Packets (and so PSNs) a started WQE takes: one at least. */
+static u32 eri_sim_req_npkts(const struct eri_sim_swqe *w)
+{
+	return w->length ? DIV_ROUND_UP(w->length, w->seg) : 1;
 }
 
 static bool eri_sim_req_is_atomic(const struct eri_sim_swqe *w)
@@ -652,8 +709,8 @@ static int eri_sim_req_send_data_locked(struct eri_sim_qp *qp,
 					struct eri_sim_swqe *w, u32 psn,
 					u8 flags, u64 now)
 {
-	u32 off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
-	u32 len = min(qp->mtu, w->length - off), win;
+	u32 off = eri_psn_diff(psn, w->first_psn) * w->seg;
+	u32 len = min(w->seg, w->length - off), win;
 	struct eri_wire_hdr hdr = {
 		.version = READ_ONCE(qp->sdev->wire_version),
 	};
@@ -697,8 +754,8 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 					struct eri_sim_swqe *w, u32 psn,
 					u32 pkts, u8 flags, u64 now)
 {
-	u32 off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
-	u32 len = min_t(u64, (u64)pkts * qp->mtu, w->length - off);
+	u32 off = eri_psn_diff(psn, w->first_psn) * w->seg;
+	u32 len = min_t(u64, (u64)pkts * w->seg, w->length - off);
 	struct eri_wire_hdr *hdr;
 	struct sk_buff *skb;
 	u32 i;
@@ -713,7 +770,8 @@ static int eri_sim_req_send_read_locked(struct eri_sim_qp *qp,
 			     flags | ERI_WIRE_FIRST | ERI_WIRE_LAST, now);
 	hdr->msg_len = cpu_to_be32(len);
 	hdr->raddr = cpu_to_be64(w->raddr + off);
-	hdr->aux = cpu_to_be32(qp->mtu_log);
+	/* The path MTU as its log2, as every version-3 responder reads it. */
+	hdr->aux = cpu_to_be32(w->seg == qp->mtu ? qp->mtu_log : w->seg);
 	eri_sim_pkt_xmit(qp, skb);
 	for (i = 0; i < pkts; i++)
 		eri_sim_sb_sent(qp->sb, eri_psn_add(psn, i), true, now);
@@ -889,7 +947,8 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 		    !eri_sim_req_rd_atomic_room(qp))
 			return 0;
 		w->first_psn = psn;
-		w->end_psn = eri_psn_add(psn, eri_sim_req_npkts(qp, w));
+		w->seg = qp->seg;
+		w->end_psn = eri_psn_add(psn, eri_sim_req_npkts(w));
 		if (eri_sim_req_uses_rq(w->opcode))
 			w->msn = qp->snd_msn++;
 		if (w->opcode == ERI_SQ_OP_SEND_INV) {
@@ -1074,8 +1133,8 @@ static u32 eri_sim_req_read_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	w = eri_sim_req_find_locked(qp, psn);
 	if (!w || w->opcode != ERI_SQ_OP_READ || w->status)
 		return 0;	/* not asked for */
-	off = eri_psn_diff(psn, w->first_psn) * qp->mtu;
-	if (len != min(qp->mtu, w->length - off))
+	off = eri_psn_diff(psn, w->first_psn) * w->seg;
+	if (len != min(w->seg, w->length - off))
 		return 0;
 	if (eri_sim_sgl_place(qp, qp->pdn, w->sge, w->num_sge, off, pkt,
 			      qp->rx_batch ? &qp->rx_mrc : NULL)) {
@@ -1329,6 +1388,8 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
 			acked += eri_sim_req_atomic_resp_locked(qp, psn, pkt);
 		} else if (hdr->syndrome == ERI_SYN_ACK) {
+			eri_sim_req_peer_seg_locked(qp,
+						    be32_to_cpu(hdr->seg_max));
 			acked = eri_sim_sb_ack(qp->sb, ack_psn,
 					       be32_to_cpu(hdr->offset),
 					       hdr->sack);

@@ -308,6 +308,35 @@ err_access:
 	return -EINVAL;
 }
 
+/**
+ * eri_sim_read_seg - payload per response packet a READ request asks for
+ * @aux: the request's aux: log2 of the path MTU (8 to 12), or the payload
+ *	in bytes (ERI_WIRE_READ_SEG_MIN and more, in ERI_WIRE_SEG_ALIGN steps)
+ * @own_max: eri_sim_seg_max() of the responder's link
+ *
+ * A payload in bytes is more than the path MTU the responder said it
+ * takes (an ACK's seg_max): no more than its own link carries.  Pure.
+ *
+ * Return: the payload in bytes, or 0 for a request that cannot be answered.
+ */
+u32 eri_sim_read_seg(u32 aux, u32 own_max)
+{
+	if (aux >= 8 && aux <= 12)
+		return 1U << aux;
+	if (aux < ERI_WIRE_READ_SEG_MIN || aux > own_max ||
+	    aux % ERI_WIRE_SEG_ALIGN)
+		return 0;
+	return aux;
+}
+
+/* eri_sim_read_seg() of a READ request for @qp. */
+static u32 eri_sim_resp_read_seg(const struct eri_sim_qp *qp,
+				 const struct eri_wire_hdr *hdr)
+{
+	return eri_sim_read_seg(be32_to_cpu(hdr->aux),
+				eri_sim_dev_seg_max(qp->sdev));
+}
+
 /*
  * Answer a READ request, at its turn (@psn is the next expected PSN) or
  * again (@psn before it).  Return: the PSNs it takes, 0 when refused (the
@@ -316,17 +345,17 @@ err_access:
 static u32 eri_sim_resp_read_locked(struct eri_sim_qp *qp,
 				    const struct eri_wire_hdr *hdr, u32 psn)
 {
-	u32 mtu_log = be32_to_cpu(hdr->aux), len = be32_to_cpu(hdr->msg_len);
+	u32 mtu = eri_sim_resp_read_seg(qp, hdr);
+	u32 len = be32_to_cpu(hdr->msg_len);
 	u64 raddr = be64_to_cpu(hdr->raddr), end;
 	struct eri_sim_mr *mr = NULL;
-	u32 mtu, npkts, i;
+	u32 npkts, i;
 
 	lockdep_assert_held(&qp->lock);
-	if (mtu_log < 8 || mtu_log > 12) {
+	if (!mtu) {
 		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
 		return 0;
 	}
-	mtu = 1U << mtu_log;
 	npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 	if (npkts > ERI_SIM_MAX_READ_RESP_PKTS) {
 		eri_sim_resp_fail_locked(qp, ERI_SYN_INV_REQ_NAK, 0);
@@ -533,13 +562,14 @@ static void eri_sim_resp_complete_locked(struct eri_sim_qp *qp)
 static u32 eri_sim_resp_read_beyond(const struct eri_sim_qp *qp,
 				    const struct eri_wire_hdr *hdr, u32 psn)
 {
-	u32 mtu_log = be32_to_cpu(hdr->aux), len = be32_to_cpu(hdr->msg_len);
+	u32 mtu = eri_sim_resp_read_seg(qp, hdr);
+	u32 len = be32_to_cpu(hdr->msg_len);
 	u32 npkts;
 	s32 end;
 
-	if (mtu_log < 8 || mtu_log > 12)
+	if (!mtu)
 		return 0;
-	npkts = len ? DIV_ROUND_UP(len, 1U << mtu_log) : 1;
+	npkts = len ? DIV_ROUND_UP(len, mtu) : 1;
 	if (npkts > ERI_SIM_MAX_READ_RESP_PKTS)
 		return 0;
 	end = eri_psn_diff(eri_psn_add(psn, npkts), qp->rmap.base);

@@ -56,6 +56,14 @@ enum eri_wire_atomic_op {
 #define ERI_WIRE_PROBE		BIT(6)	/* request: tail-loss probe */
 #define ERI_WIRE_INORDER	BIT(7)	/* request: place only in PSN order */
 
+/*
+ * Payloads larger than the path MTU come in steps of this many bytes
+ * (struct eri_wire_hdr's seg_max; a READ_REQ's aux of
+ * ERI_WIRE_READ_SEG_MIN and more).
+ */
+#define ERI_WIRE_SEG_ALIGN	64
+/* A READ_REQ's aux from this value on is its responses' payload in bytes. */
+#define ERI_WIRE_READ_SEG_MIN	256
 /* PSNs an ACK's SACK words cover (from ack_psn + 1 + offset). */
 #define ERI_WIRE_SACK_BITS	128
 
@@ -113,7 +121,9 @@ enum eri_wire_syndrome {
  * @msn: SEND, SEND_IMM, SEND_INV, WRITE_IMM: the message's number among
  *	the messages that consume a receive WQE (0 for the first after
  *	RESET, 32 bits, wraps)
- * @reserved: zero
+ * @seg_max: ACK: the largest payload, in bytes, the sender takes in one
+ *	request or READ response packet (a multiple of ERI_WIRE_SEG_ALIGN), or
+ *	0: no more than the path MTU.  Zero in every other packet
  * @sack: ACK: bit j (least significant first) of word j / 64 is set when
  *	PSN ack_psn + 1 + offset + j arrived
  */
@@ -135,7 +145,7 @@ struct eri_wire_hdr {
 	__be32 ts;
 	__be32 ts_echo;
 	__be32 msn;
-	__be32 reserved;
+	__be32 seg_max;
 	__be64 sack[ERI_WIRE_SACK_BITS / 64];
 };
 
