@@ -3,9 +3,11 @@
 #
 # Super-packets (Documentation/infiniband/eri.rst, "Super-packets"), in the
 # guest, between eri0 and eri1 on the two ends of a veth pair, every
-# message checked (ibv_rc_pingpong -c, 64 KiB SENDs, 64 packets each):
+# message checked (ibv_rc_pingpong -c, 64 KiB SENDs):
 #   - by default eri0 hands its stack several packets per buffer
-#     (tx_pkts / tx_skbs) and eri1 takes them whole (rx_skbs);
+#     (tx_pkts / tx_skbs) and eri1 takes them whole (rx_skbs), packets of
+#     1344 bytes (Documentation/infiniband/eri.rst, "Segment size"): 49 a
+#     message, not the path MTU's 64;
 #   - the veth without UDP segmentation offload: the stack cuts eri0's
 #     super-packets (skb_segment() through their frag_list) and eri1 gets
 #     single datagrams;
@@ -90,6 +92,10 @@ if [ "$mode" = all ]; then
 	pingpong "64 KiB SENDs, checked"
 	check "eri0 sends super-packets (>= 4 packets per buffer)" more "$TXP" "$TXS"
 	check "eri1 takes them whole (>= 4 packets per buffer)" more "$RXP" "$RXS"
+	# Segments of 1344 bytes once eri1's first ACK says it takes them: 49
+	# packets a message, not the path MTU's 64 (and eri0's ACKs).
+	check "eri0 cuts 64 KiB into 1344-byte segments ($TXP packets for 40)" \
+		test "$TXP" -ge $((40 * 49)) -a "$TXP" -lt $((40 * 64))
 
 	check "ethtool turns veA's UDP segmentation offload off" \
 		in0 ethtool -K veA tx-udp-segmentation off
