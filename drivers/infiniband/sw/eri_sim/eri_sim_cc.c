@@ -326,6 +326,25 @@ void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
 	eri_sim_cc_set_quantum(cc);
 }
 
+/**
+ * eri_sim_cc_set_mtu() - a QP's packets change size
+ * @cc: the state, under qp->lock
+ * @mtu: payload bytes of a full packet from now on (at least 1 is used)
+ *
+ * The QP's segments grew past its path MTU (or came back to it): the
+ * conversions between packets and bytes follow (a bandwidth counted in
+ * packets paced as packets of the old size would send too slowly or too
+ * fast); what the algorithm learned stays.
+ */
+void eri_sim_cc_set_mtu(struct eri_sim_cc *cc, u32 mtu)
+{
+	u32 hdrs = cc->wire - cc->mtu;
+
+	cc->mtu = clamp(mtu, 1U, 65536U);
+	cc->wire = cc->mtu + hdrs;
+	eri_sim_cc_set_quantum(cc);
+}
+
 /*
  * RFC 6298 smoothing with gains 1/8 and 1/4, in nanoseconds; the windowed
  * minimum; the sums behind the mean RTT.

@@ -233,6 +233,7 @@ void eri_sim_cc_unregister_builtins(void);
 
 void eri_sim_cc_init(struct eri_sim_cc *cc, const struct eri_sim_cc_ops *ops,
 		     u32 mtu, u32 hdrs, u64 now_ns, u32 seed);
+void eri_sim_cc_set_mtu(struct eri_sim_cc *cc, u32 mtu);
 void eri_sim_cc_rtt_sample(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns);
 void eri_sim_cc_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack);
 void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,

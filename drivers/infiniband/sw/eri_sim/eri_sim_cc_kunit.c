@@ -172,6 +172,27 @@ static void eri_sim_cc_test_large_clock(struct kunit *test)
 
 /* ------------------------------------------------------------------ fixed */
 
+/*
+ * Segments larger than the path MTU: the packet and wire sizes follow, the
+ * window and what the algorithm learned stay.
+ */
+static void eri_sim_cc_test_set_mtu(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u32 cwnd;
+
+	eri_sim_cc_init(&cc, &eri_sim_cc_swift_ops, T_MTU, T_HDRS, 0, 0);
+	cwnd = cc.cwnd;
+	eri_sim_cc_set_mtu(&cc, 1344);
+	KUNIT_EXPECT_EQ(test, cc.mtu, 1344U);
+	KUNIT_EXPECT_EQ(test, cc.wire, (u32)(1344 + T_HDRS));
+	KUNIT_EXPECT_EQ(test, cc.cwnd, cwnd);
+	eri_sim_cc_set_mtu(&cc, T_MTU);
+	KUNIT_EXPECT_EQ(test, cc.wire, (u32)(T_MTU + T_HDRS));
+	eri_sim_cc_set_mtu(&cc, 0);
+	KUNIT_EXPECT_EQ(test, cc.wire, (u32)(1 + T_HDRS));
+}
+
 static void eri_sim_cc_test_fixed(struct kunit *test)
 {
 	struct eri_sim_cc cc;
@@ -1103,6 +1124,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_rtt),
 	KUNIT_CASE(eri_sim_cc_test_min_rtt_window),
 	KUNIT_CASE(eri_sim_cc_test_large_clock),
+	KUNIT_CASE(eri_sim_cc_test_set_mtu),
 	KUNIT_CASE(eri_sim_cc_test_fixed),
 	KUNIT_CASE(eri_sim_cc_test_query),
 	KUNIT_CASE(eri_sim_cc_test_register),

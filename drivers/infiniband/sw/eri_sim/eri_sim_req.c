@@ -260,6 +260,8 @@ static void eri_sim_req_peer_seg_locked(struct eri_sim_qp *qp, u32 peer_max)
 	qp->peer_seg_max = peer_max;
 	qp->seg = eri_sim_seg_pick(qp->mtu, eri_sim_dev_seg_max(qp->sdev),
 				   peer_max);
+	if (qp->seg != qp->cc.mtu)
+		eri_sim_cc_set_mtu(&qp->cc, qp->seg);
 }
 
 /* Packets (and so PSNs) a started WQE takes: one at least. */
