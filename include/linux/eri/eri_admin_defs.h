@@ -671,6 +671,7 @@ enum eri_stat {
 	ERI_STAT_SQ_POLLS,		/* looks at a drained SQ that found work */
 	ERI_STAT_RX_VERSION_DROPS,	/* packets of a version not accepted */
 	ERI_STAT_VERSION_NAKS,		/* VERSION_NAKs taken */
+	ERI_STAT_RTO_UNDOS,		/* timeouts found spurious, undone */
 	ERI_STAT_NUM,
 };
 

@@ -264,7 +264,7 @@ static void eri_defs_test_cq_qp_cmds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ERI_STAT_RX_SKBS, 17);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_MAD_DROPS, 18);
 	KUNIT_EXPECT_EQ(test, ERI_STAT_SQ_POLLS, 19);
-	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 22);
+	KUNIT_EXPECT_EQ(test, ERI_STAT_NUM, 23);
 	KUNIT_EXPECT_EQ(test, ERI_AQ_OP_QUERY_CC, 19);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_cc_cmd, resp_addr), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct eri_aq_query_cc_cmd, resp_len), 16);

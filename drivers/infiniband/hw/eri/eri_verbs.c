@@ -543,6 +543,7 @@ static const struct rdma_stat_desc eri_hw_stat_descs[] = {
 	[ERI_STAT_SQ_POLLS].name = "sq_polls",
 	[ERI_STAT_RX_VERSION_DROPS].name = "rx_version_drops",
 	[ERI_STAT_VERSION_NAKS].name = "version_naks",
+	[ERI_STAT_RTO_UNDOS].name = "timeouts_undone",
 };
 
 static_assert(ARRAY_SIZE(eri_hw_stat_descs) == ERI_STAT_NUM);

@@ -98,6 +98,10 @@ struct eri_sim_cc_wmin {
  * @losses: fast retransmits (loss inferred from SACK) since eri_sim_cc_init()
  * @timeouts: retransmission timeouts since eri_sim_cc_init()
  * @cuts: window or rate reductions since eri_sim_cc_init()
+ * @undos: timeouts found spurious (eri_sim_cc_undo()) since
+ *	eri_sim_cc_init()
+ * @prior_cwnd: @cwnd before the first of the timeouts not yet found
+ *	genuine or spurious; 0: none
  * @priv: the algorithm's own state (eri_sim_cc_priv())
  *
  * Embedded in the QP and serialized by its lock (qp->lock): every function
@@ -124,6 +128,8 @@ struct eri_sim_cc {
 	u64 losses;
 	u64 timeouts;
 	u64 cuts;
+	u64 undos;
+	u32 prior_cwnd;
 	u64 priv[24];
 };
 
@@ -188,6 +194,9 @@ struct eri_sim_cc_ack {
  *	and its counters
  * @on_timeout: the retransmission timer fired; @lost: packets it declared
  *	lost, 0 if not known
+ * @undo: optional: the timeouts since @prior_cwnd was the window were
+ *	spurious, the @lost packets they declared lost were delivered: take
+ *	back what they changed.  Without it the state after them stays
  * @window: packets allowed in flight (the engine clamps it)
  * @mode: optional: the algorithm's mode, [a-z0-9_], at most
  *	ERI_CC_NAME_MAX - 1 characters (QUERY_QP_CC, the tracepoint)
@@ -207,6 +216,7 @@ struct eri_sim_cc_ops {
 	void (*init)(struct eri_sim_cc *cc, u64 now_ns, u32 seed);
 	void (*on_ack)(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack);
 	void (*on_timeout)(struct eri_sim_cc *cc, u64 now_ns, u32 lost);
+	void (*undo)(struct eri_sim_cc *cc, u32 prior_cwnd, u32 lost);
 	u32 (*window)(const struct eri_sim_cc *cc);
 	const char *(*mode)(const struct eri_sim_cc *cc);
 	u64 (*bw)(const struct eri_sim_cc *cc);
@@ -241,6 +251,8 @@ void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns);
 void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns);
 void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost);
+void eri_sim_cc_undo(struct eri_sim_cc *cc, u32 lost);
+void eri_sim_cc_keep(struct eri_sim_cc *cc);
 u32 eri_sim_cc_window(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc);
 u32 eri_sim_cc_quantum(const struct eri_sim_cc *cc);

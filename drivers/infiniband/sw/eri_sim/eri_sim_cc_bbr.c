@@ -593,6 +593,18 @@ static void bbr_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 	bbr_set_pacing(cc, b);
 }
 
+/*
+ * The window was never cut (the transport's was); the losses counted
+ * against the round go, so that they lower no bound at its end.
+ */
+static void bbr_undo(struct eri_sim_cc *cc, u32 prior_cwnd, u32 lost)
+{
+	struct eri_sim_cc_bbr *b = eri_sim_cc_bbr(cc);
+
+	b->round_lost -= min(b->round_lost, lost);
+	b->rto_streak = 0;
+}
+
 static u32 bbr_window(const struct eri_sim_cc *cc)
 {
 	return cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
@@ -634,6 +646,7 @@ struct eri_sim_cc_ops eri_sim_cc_bbr_ops = {
 	.init = bbr_init,
 	.on_ack = bbr_on_ack,
 	.on_timeout = bbr_on_timeout,
+	.undo = bbr_undo,
 	.window = bbr_window,
 	.mode = bbr_mode,
 	.bw = bbr_bw_bytes,

@@ -594,6 +594,48 @@ static void eri_sim_cc_test_swift_timeout(struct kunit *test)
 	KUNIT_EXPECT_LE(test, cc.cwnd, w + ERI_SIM_CC_ONE);
 }
 
+/* Timeouts found spurious: the algorithm takes back its reaction. */
+static void eri_sim_cc_test_undo(struct kunit *test)
+{
+	struct eri_sim_cc_bbr *b;
+	struct eri_sim_cc cc;
+	u64 now;
+
+	/* Swift: the window before the first of two timeouts comes back. */
+	t_swift_ca(&cc, &now, 100);
+	eri_sim_cc_on_timeout(&cc, ++now, 100);
+	eri_sim_cc_on_timeout(&cc, ++now, 1);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
+	KUNIT_EXPECT_EQ(test, cc.prior_cwnd, T_FP(100));
+	eri_sim_cc_undo(&cc, 101);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 100);
+	KUNIT_EXPECT_STREQ(test, eri_sim_cc_mode(&cc), "ca");
+	KUNIT_EXPECT_GT(test, cc.pacing_rate, 0);
+	KUNIT_EXPECT_EQ(test, cc.undos, 1);
+	KUNIT_EXPECT_EQ(test, cc.timeouts, 2);
+	KUNIT_EXPECT_EQ(test, cc.prior_cwnd, 0);
+	/* A genuine timeout: its cut stays, even past a later undo. */
+	eri_sim_cc_on_timeout(&cc, ++now, 100);
+	eri_sim_cc_keep(&cc);
+	KUNIT_EXPECT_EQ(test, cc.prior_cwnd, 0);
+	eri_sim_cc_undo(&cc, 100);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
+
+	/* bbr: the losses leave the round, the streak starts again. */
+	eri_sim_cc_init(&cc, &eri_sim_cc_bbr_ops, 1024, 64, 0, 1);
+	b = eri_sim_cc_bbr(&cc);
+	eri_sim_cc_on_timeout(&cc, 1, 50);
+	KUNIT_EXPECT_EQ(test, b->round_lost, 50);
+	KUNIT_EXPECT_EQ(test, b->rto_streak, 1);
+	eri_sim_cc_undo(&cc, 50);
+	KUNIT_EXPECT_EQ(test, b->round_lost, 0);
+	KUNIT_EXPECT_EQ(test, b->rto_streak, 0);
+	/* So a timeout after it keeps the model (the second would not). */
+	eri_sim_cc_on_timeout(&cc, 2, 10);
+	KUNIT_EXPECT_EQ(test, b->rto_streak, 1);
+	KUNIT_EXPECT_EQ(test, b->round_lost, 10);
+}
+
 static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 {
 	struct eri_sim_cc cc;
@@ -1132,6 +1174,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_swift_cut),
 	KUNIT_CASE(eri_sim_cc_test_swift_loss),
 	KUNIT_CASE(eri_sim_cc_test_swift_timeout),
+	KUNIT_CASE(eri_sim_cc_test_undo),
 	KUNIT_CASE(eri_sim_cc_test_swift_pacing),
 	KUNIT_CASE(eri_sim_cc_test_swift_standing),
 	KUNIT_CASE(eri_sim_cc_test_quantum),

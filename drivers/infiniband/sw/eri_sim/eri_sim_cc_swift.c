@@ -173,6 +173,16 @@ static void swift_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 	swift_set_cwnd(cc, ERI_SIM_CC_ONE);
 }
 
+/* Only a stall: the window before it, and the slow start's target. */
+static void swift_undo(struct eri_sim_cc *cc, u32 prior_cwnd, u32 lost)
+{
+	struct eri_sim_cc_swift *s = eri_sim_cc_swift(cc);
+
+	s->ssthresh = max(s->ssthresh, prior_cwnd);
+	if (prior_cwnd > cc->cwnd)
+		swift_set_cwnd(cc, prior_cwnd);
+}
+
 static u32 swift_window(const struct eri_sim_cc *cc)
 {
 	return cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
@@ -193,6 +203,7 @@ struct eri_sim_cc_ops eri_sim_cc_swift_ops = {
 	.init = swift_init,
 	.on_ack = swift_on_ack,
 	.on_timeout = swift_on_timeout,
+	.undo = swift_undo,
 	.window = swift_window,
 	.mode = swift_mode,
 };

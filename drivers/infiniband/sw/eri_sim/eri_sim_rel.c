@@ -383,6 +383,21 @@ u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb)
 	return n;
 }
 
+/*
+ * The timeouts were spurious: no PSN in flight is known lost any more (the
+ * loss detector finds again the ones that were, eri_sim_sb_detect_loss()).
+ * Return: PSNs that were declared lost and are in flight again.
+ */
+u32 eri_sim_sb_unlose(struct eri_sim_sb *sb)
+{
+	u32 span = eri_sim_sb_span(sb);
+	u32 n = bitmap_weight(sb->lost, span);
+
+	bitmap_zero(sb->lost, ERI_SIM_REL_WIN);
+	sb->rate.lost_total -= min_t(u64, sb->rate.lost_total, n);
+	return n;
+}
+
 /* The oldest PSN lost and not sent again.  Return: there is one. */
 bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn)
 {
@@ -457,7 +472,8 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 	s = &r->snap[r->newest_psn & ERI_SIM_SNAP_MASK];
 	rs->delivered = (u32)r->delivered - s->delivered;
 	rs->prior_delivered = r->delivered - rs->delivered;
-	rs->lost = (u32)r->lost_total - s->lost;
+	/* Losses undone since the snapshot (eri_sim_sb_unlose()) count 0. */
+	rs->lost = max_t(s32, (u32)r->lost_total - s->lost, 0);
 	rs->tx_in_flight = s->tx_in_flight;
 	rs->app_limited = s->tag & ERI_SIM_SNAP_APP_LIMITED;
 	ack_ns = (u64)eri_sim_rate_since(now_ns, r->newest_sent_ns) +

@@ -175,6 +175,7 @@ enum eri_sim_psn_set eri_sim_sb_deliver(struct eri_sim_sb *sb, u32 psn);
 u32 eri_sim_sb_advance(struct eri_sim_sb *sb);
 u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns);
 u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb);
+u32 eri_sim_sb_unlose(struct eri_sim_sb *sb);
 bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);

@@ -385,6 +385,51 @@ static void eri_sim_rel_test_reorder_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psn, 12U);
 }
 
+/* Spurious timeouts: the PSNs they declared lost are in flight again. */
+static void eri_sim_rel_test_unlose(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	struct eri_sim_cc_rs rs;
+	u32 three[] = { 23 }, five[] = { 25 };
+	u64 lost_before;
+	u32 psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	/* 20..27 sent; 20, 21 delivered in order, 23 selectively. */
+	t_sb_send(sb, 20, 8, 0);
+	t_ack(sb, 22, three, ARRAY_SIZE(three));
+	eri_sim_sb_advance(sb);
+	eri_sim_sb_rate_sample(sb, T_MS, 0, &rs);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 5U);
+	lost_before = sb->rate.lost_total;
+	/* The timeout: 22 and 24..27 lost; 22 sent again. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_lose_all(sb), 5U);
+	KUNIT_EXPECT_EQ(test, sb->rate.lost_total, lost_before + 5);
+	eri_sim_sb_sent(sb, 22, false, 10 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 1U);
+	/* Spurious: 24..27 are in flight again, 22 once. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_unlose(sb), 4U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 5U);
+	KUNIT_EXPECT_EQ(test, sb->rate.lost_total, lost_before + 1);
+	/* Nothing lost: nothing to give back, and it stays so. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_unlose(sb), 0U);
+	KUNIT_EXPECT_EQ(test, sb->rate.lost_total, lost_before + 1);
+	/*
+	 * The copy of 22 sent after the timeout took its snapshot then: its
+	 * delivery counts no loss, rather than a negative one.
+	 */
+	t_ack(sb, 23, NULL, 0);
+	eri_sim_sb_advance(sb);
+	eri_sim_sb_rate_sample(sb, 11 * T_MS, 0, &rs);
+	KUNIT_EXPECT_EQ(test, rs.lost, 0U);
+	/* The loss detector finds a hole that was lost after all. */
+	t_ack(sb, 24, five, ARRAY_SIZE(five));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 20 * T_MS, T_MS), 1U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 24U);
+}
+
 static void eri_sim_rel_test_rto(struct kunit *test)
 {
 	u64 min = T_MS, max = 67 * T_MS;
@@ -482,6 +527,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_dup_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
+	KUNIT_CASE(eri_sim_rel_test_unlose),
 	KUNIT_CASE(eri_sim_rel_test_rto),
 	KUNIT_CASE(eri_sim_rel_test_retry_budget),
 	KUNIT_CASE(eri_sim_rel_test_ares),

@@ -63,6 +63,7 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->rnr_retries = 0;
 	qp->rnr_wait = false;
 	qp->rto_win = 0;
+	qp->undo_ns = 0;
 	qp->probe_out = false;
 	qp->timer_probe = false;
 	qp->deadline = KTIME_MAX;
@@ -1206,6 +1207,11 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 		qp->progress_ns = now;
 		/* Everything not delivered goes again after the wait. */
 		eri_sim_sb_lose_all(qp->sb);
+		/* Lost to the peer's asking: no timeout is undone any more. */
+		if (qp->undo_ns) {
+			qp->undo_ns = 0;
+			eri_sim_cc_keep(&qp->cc);
+		}
 		qp->rnr_wait = true;
 		qp->timer_probe = false;
 		eri_sim_req_arm_locked(qp, now, eri_sim_rnr_ns(aux));
@@ -1253,6 +1259,36 @@ void eri_sim_req_version_nak_locked(struct eri_sim_qp *qp)
 }
 
 /*
+ * Whether the timeouts since qp->undo_ns were spurious (RFC 3522's Eifel
+ * detection, with the echoed send time): decided by the first answer that
+ * delivers qp->undo_psn, the oldest PSN in flight when the first of them
+ * fired.  Its echo (@rtt ago) older than that timeout: it answers a copy
+ * sent before the timeout, which was delivered, so the path was only slow
+ * (a stalled host, a queue behind a busy CPU).  Then the PSNs declared
+ * lost are in flight again (the loss detector finds the ones that were),
+ * the window of one packet and the congestion control's cut go.  Else a
+ * copy sent after the timeout was delivered: it stands.  An answer without
+ * an echo tells nothing and lets it stand too.
+ */
+static void eri_sim_req_undo_locked(struct eri_sim_qp *qp, u64 now, u32 rtt)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!qp->undo_ns ||
+	    !eri_sim_sb_delivered(qp->sb, qp->undo_psn))
+		return;
+	if (!rtt || rtt <= now - qp->undo_ns) {
+		qp->undo_ns = 0;
+		eri_sim_cc_keep(&qp->cc);
+		return;
+	}
+	qp->undo_ns = 0;
+	eri_sim_sb_unlose(qp->sb);
+	qp->rto_win = 0;
+	eri_sim_cc_undo(&qp->cc, qp->undo_lost);
+	eri_sim_stat_add(qp->sdev, ERI_STAT_RTO_UNDOS, 1);
+}
+
+/*
  * What an ACK, or the READ responses of a received batch together, tell
  * the sender: @acked PSNs delivered, the RTT sample @rtt (0: none), a
  * congestion mark @ce.  Its losses, its delivery rate and the congestion
@@ -1270,6 +1306,7 @@ static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
 		qp->retries = 0;
 		qp->progress_ns = now;
 		eri_sim_req_grow_rto_win_locked(qp, acked);
+		eri_sim_req_undo_locked(qp, now, rtt);
 		/* Before the timeout and the loss detector read it. */
 		eri_sim_cc_rtt_sample(&qp->cc, now, rtt);
 		ack.rtt_ns = rtt;
@@ -1485,6 +1522,12 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 			qp->retries++;
 		qp->rto_win = 1;
 		lost = eri_sim_sb_lose_all(qp->sb);
+		if (!qp->undo_ns) {
+			qp->undo_ns = now;
+			qp->undo_psn = qp->sb->una;
+			qp->undo_lost = 0;
+		}
+		qp->undo_lost += lost;
 		eri_sim_cc_on_timeout(&qp->cc, now, lost);
 		trace_eri_sim_cc(qp->sdev->ibdev_name, qp->qpn, &qp->cc, true,
 				 eri_sim_sb_pipe(qp->sb), 0, 0, lost, false);
