@@ -13,16 +13,19 @@
 #      move as the fault says (retransmissions and fast retransmits under
 #      loss, out-of-order arrivals under reordering, duplicates under
 #      duplication) and stay near zero without faults.
-#   2. Link cut (netem loss 100%): a WRITE, a SEND and a READ end in
+#   2. Stalled answers (eri1's packets delayed 40 ms for 0.3 s of every
+#      0.5 s): the data byte-exact, timeouts that fire found spurious and
+#      undone (timeouts_undone).
+#   3. Link cut (netem loss 100%): a WRITE, a SEND and a READ end in
 #      RETRY_EXC_ERR (eri_rc_test -T x): the status, not the time.
-#   3. ib_write_bw under 1% loss keeps at least half its lossless
+#   4. ib_write_bw under 1% loss keeps at least half its lossless
 #      throughput, both measured in this run (a ratio, never a figure), on
 #      a link of fixed capacity (netem's rate limit, below what the
 #      emulated CPU can move); the same ratio on the unlimited link, where
 #      the CPU is the bottleneck, is printed for information.
-#   4. A slow path (a rate limit with a queue of about a second) is no
+#   5. A slow path (a rate limit with a queue of about a second) is no
 #      dead link: ib_send_bw with 4 QPs completes.
-#   5. Two ib_write_bw flows through one netem rate limit share it: per-QP
+#   6. Two ib_write_bw flows through one netem rate limit share it: per-QP
 #      tx_pkts (rdma resource show) sampled every second; over the second
 #      half of the time both ran, the smaller moved at least half as many
 #      packets as the larger.
@@ -48,8 +51,9 @@ algo=${1:-}
 BW_SECS=4	# seconds of each ib_write_bw run
 BW_RATE=24mbit	# capacity of the link for the loss ratio
 FAIR_SECS=16	# seconds of the two competing flows
+STALL_SECS=10	# seconds of data checks while the answers stall
 
-COUNTERS="tx_pkts retrans_pkts fast_retrans tail_loss_probes timeouts ooo_pkts dup_pkts"
+COUNTERS="tx_pkts retrans_pkts fast_retrans tail_loss_probes timeouts timeouts_undone ooo_pkts dup_pkts"
 declare -A before delta
 snap() { local c; for c in $COUNTERS; do before[$c]=$(hwstat "$c"); done; }
 deltas() {
@@ -136,6 +140,43 @@ integrity "corrupt 2%" corrupt 2%
 check "corrupt: packets were sent again (${delta[retrans_pkts]})" test "${delta[retrans_pkts]}" -gt 0
 
 SEVERAL=1 integrity "all at once" delay 200us loss 2% duplicate 2% corrupt 1% reorder 10% 25%
+
+# ------------------------------------------------------------------ stalls
+# Answers that stall, as behind a host that stops for a while or a queue on
+# a busy CPU: every half second eri1's packets (ACKs, READ responses) wait
+# 40 ms, for 0.3 s.  Nothing is lost, yet the requester's timeouts fire;
+# the first answer after one echoes a request sent before it, so the
+# timeout is found spurious and undone (timeouts_undone, Eifel detection).
+stall_answers() {
+	in1 tc qdisc add dev veB root netem delay 0ms
+	while :; do
+		in1 tc qdisc change dev veB root netem delay 40ms
+		sleep 0.3
+		in1 tc qdisc change dev veB root netem delay 0ms
+		sleep 0.2
+	done
+}
+# eri_rc_test's data checks, again and again for STALL_SECS.
+snap
+s0=$SECONDS
+runs=0
+stall_answers &
+stall=$!
+while :; do
+	timeout 300 "$bin" -T a -i 1 -M 1100000 -t 60 "$D0" "$D1" > /tmp/loss.out 2>&1
+	rc=$?
+	runs=$((runs + 1))
+	[ "$rc" = 0 ] && [ $((SECONDS - s0)) -lt "$STALL_SECS" ] || break
+done
+kill "$stall"
+wait "$stall" 2>/dev/null
+netem
+grep -E '^not ok|^# [0-9]+ passed' /tmp/loss.out | sed 's/^/#   /'
+check "stalled answers: every opcode byte-exact, $runs runs (exit $rc, $((SECONDS - s0)) s)" test "$rc" = 0
+deltas
+check "stalled answers: timeouts fired (${delta[timeouts]})" test "${delta[timeouts]}" -gt 0
+check "stalled answers: timeouts found spurious and undone (${delta[timeouts_undone]} of ${delta[timeouts]})" \
+	test "${delta[timeouts_undone]}" -gt 0 -a "${delta[timeouts_undone]}" -le "${delta[timeouts]}"
 
 # ------------------------------------------------------------------ link cut
 check "netem loss 100%" netem loss 100%
