@@ -260,9 +260,9 @@ def counters(dev):
 
 # ERI's device counters read around every run (rdma statistic shows the
 # same ones): packets and the buffers they travelled in (a super-packet is
-# one buffer), retransmissions, doorbells.
+# one buffer), retransmissions, timeouts and those found spurious, doorbells.
 ERI_COUNTERS = ("tx_pkts", "tx_skbs", "rx_pkts", "rx_skbs", "retrans_pkts",
-                "timeouts", "sq_kicks")
+                "timeouts", "timeouts_undone", "sq_kicks")
 
 
 def eri_counters(info):

@@ -618,6 +618,8 @@ def plot(outdir, meta, summ, names):
             panels.append((size, series, notes))
         png = "latency_%s.png" % op
         n = len(panels)
+        if not n:
+            continue  # a grid without latency sizes (--set lat_sizes=)
         cols = min(n, 3)
         rws = (n + cols - 1) // cols
         S = ["set terminal pngcairo noenhanced size %d,%d font 'sans,10'" % (560 * cols, 420 * rws + 60),
