@@ -196,7 +196,7 @@ struct eri_sim_cc_ack {
  *	lost, 0 if not known
  * @undo: optional: the timeouts since @prior_cwnd was the window were
  *	spurious, the @lost packets they declared lost were delivered: take
- *	back what they changed.  Without it the state after them stays
+ *	back what they changed.  Without it the state after them stays.
  * @window: packets allowed in flight (the engine clamps it)
  * @mode: optional: the algorithm's mode, [a-z0-9_], at most
  *	ERI_CC_NAME_MAX - 1 characters (QUERY_QP_CC, the tracepoint)
