@@ -1292,10 +1292,14 @@ static void eri_sim_req_undo_locked(struct eri_sim_qp *qp, u64 now, u32 rtt)
  * What an ACK, or the READ responses of a received batch together, tell
  * the sender: @acked PSNs delivered, the RTT sample @rtt (0: none), a
  * congestion mark @ce.  Its losses, its delivery rate and the congestion
- * control's step; the timeout rearmed.
+ * control's step; the timeout rearmed.  @own_echo: an ACK, whose echo is
+ * of the last request its sender took; READ and ATOMIC responses decide no
+ * timeout spurious: a responder holds READs behind a hole and answers them
+ * once the resent request fills it, each with its own, older, echo.
  */
 static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
-				       u32 rtt, u32 acked, bool ce)
+				       u32 rtt, u32 acked, bool ce,
+				       bool own_echo)
 {
 	struct eri_sim_cc_ack ack = { .now_ns = now, .ce = ce };
 	u32 lost;
@@ -1306,7 +1310,7 @@ static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
 		qp->retries = 0;
 		qp->progress_ns = now;
 		eri_sim_req_grow_rto_win_locked(qp, acked);
-		eri_sim_req_undo_locked(qp, now, rtt);
+		eri_sim_req_undo_locked(qp, now, own_echo ? rtt : 0);
 		/* Before the timeout and the loss detector read it. */
 		eri_sim_cc_rtt_sample(&qp->cc, now, rtt);
 		ack.rtt_ns = rtt;
@@ -1356,7 +1360,8 @@ void eri_sim_req_rx_batch_end_locked(struct eri_sim_qp *qp)
 		return;
 	qp->rd_acct = (struct eri_sim_rd_acct){};
 	if (qp->state == ERI_QPS_RTS || qp->state == ERI_QPS_SQD)
-		eri_sim_req_account_locked(qp, a.now, a.rtt, a.acked, a.ce);
+		eri_sim_req_account_locked(qp, a.now, a.rtt, a.acked, a.ce,
+					   false);
 }
 
 /**
@@ -1436,7 +1441,8 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 			acked = eri_sim_sb_ack(qp->sb, ack_psn, 0, no_sack);
 		}
 	}
-	eri_sim_req_account_locked(qp, now, rtt, acked, ce);
+	eri_sim_req_account_locked(qp, now, rtt, acked, ce,
+				   hdr->opcode == ERI_OP_ACK);
 	if (qp->state == ERI_QPS_ERR)
 		return;
 	if (hdr->opcode == ERI_OP_ACK && hdr->syndrome != ERI_SYN_ACK) {
