@@ -1268,7 +1268,8 @@ void eri_sim_req_version_nak_locked(struct eri_sim_qp *qp)
  * lost are in flight again (the loss detector finds the ones that were),
  * the window of one packet and the congestion control's cut go.  Else a
  * copy sent after the timeout was delivered: it stands.  An answer without
- * an echo tells nothing and lets it stand too.
+ * an echo tells nothing and lets it stand too, as does a READ or ATOMIC
+ * response (@rtt 0, eri_sim_req_account_locked()).
  */
 static void eri_sim_req_undo_locked(struct eri_sim_qp *qp, u64 now, u32 rtt)
 {
