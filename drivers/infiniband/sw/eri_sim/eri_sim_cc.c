@@ -479,8 +479,11 @@ void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns)
 void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
 {
 	cc->timeouts++;
-	if (!cc->prior_cwnd)
+	if (!cc->prior_cwnd) {
 		cc->prior_cwnd = cc->cwnd;
+		cc->undo_lost = 0;
+	}
+	cc->undo_lost += lost;
 	cc->ops->on_timeout(cc, now_ns, lost);
 	eri_sim_cc_set_quantum(cc);
 }
@@ -489,17 +492,16 @@ void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost)
  * eri_sim_cc_undo() - the timeouts since the last eri_sim_cc_keep() or
  * eri_sim_cc_undo() were spurious
  * @cc: the state, under qp->lock
- * @lost: PSNs they declared lost, which were delivered after all
  *
  * A delivery proved that nothing was lost: the path was only slow (a host
  * that stalled, a queue behind a busy CPU).  The algorithm takes back the
  * cut it made (&eri_sim_cc_ops.undo).
  */
-void eri_sim_cc_undo(struct eri_sim_cc *cc, u32 lost)
+void eri_sim_cc_undo(struct eri_sim_cc *cc)
 {
 	cc->undos++;
 	if (cc->ops->undo && cc->prior_cwnd)
-		cc->ops->undo(cc, cc->prior_cwnd, lost);
+		cc->ops->undo(cc, cc->prior_cwnd, cc->undo_lost);
 	cc->prior_cwnd = 0;
 	eri_sim_cc_set_quantum(cc);
 }

@@ -102,6 +102,7 @@ struct eri_sim_cc_wmin {
  *	eri_sim_cc_init()
  * @prior_cwnd: @cwnd before the first of the timeouts not yet found
  *	genuine or spurious; 0: none
+ * @undo_lost: PSNs those timeouts declared lost
  * @priv: the algorithm's own state (eri_sim_cc_priv())
  *
  * Embedded in the QP and serialized by its lock (qp->lock): every function
@@ -130,6 +131,7 @@ struct eri_sim_cc {
 	u64 cuts;
 	u64 undos;
 	u32 prior_cwnd;
+	u32 undo_lost;
 	u64 priv[24];
 };
 
@@ -251,7 +253,7 @@ void eri_sim_cc_on_ack(struct eri_sim_cc *cc, u64 now_ns, u64 rtt_ns,
 void eri_sim_cc_on_ecn(struct eri_sim_cc *cc, u64 now_ns);
 void eri_sim_cc_on_loss(struct eri_sim_cc *cc, u64 now_ns);
 void eri_sim_cc_on_timeout(struct eri_sim_cc *cc, u64 now_ns, u32 lost);
-void eri_sim_cc_undo(struct eri_sim_cc *cc, u32 lost);
+void eri_sim_cc_undo(struct eri_sim_cc *cc);
 void eri_sim_cc_keep(struct eri_sim_cc *cc);
 u32 eri_sim_cc_window(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc);

@@ -607,7 +607,7 @@ static void eri_sim_cc_test_undo(struct kunit *test)
 	eri_sim_cc_on_timeout(&cc, ++now, 1);
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
 	KUNIT_EXPECT_EQ(test, cc.prior_cwnd, T_FP(100));
-	eri_sim_cc_undo(&cc, 101);
+	eri_sim_cc_undo(&cc);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&cc), 100);
 	KUNIT_EXPECT_STREQ(test, eri_sim_cc_mode(&cc), "ca");
 	KUNIT_EXPECT_GT(test, cc.pacing_rate, 0);
@@ -618,7 +618,7 @@ static void eri_sim_cc_test_undo(struct kunit *test)
 	eri_sim_cc_on_timeout(&cc, ++now, 100);
 	eri_sim_cc_keep(&cc);
 	KUNIT_EXPECT_EQ(test, cc.prior_cwnd, 0);
-	eri_sim_cc_undo(&cc, 100);
+	eri_sim_cc_undo(&cc);
 	KUNIT_EXPECT_EQ(test, cc.cwnd, ERI_SIM_CC_ONE);
 
 	/* bbr: the losses leave the round, the streak starts again. */
@@ -627,7 +627,7 @@ static void eri_sim_cc_test_undo(struct kunit *test)
 	eri_sim_cc_on_timeout(&cc, 1, 50);
 	KUNIT_EXPECT_EQ(test, b->round_lost, 50);
 	KUNIT_EXPECT_EQ(test, b->rto_streak, 1);
-	eri_sim_cc_undo(&cc, 50);
+	eri_sim_cc_undo(&cc);
 	KUNIT_EXPECT_EQ(test, b->round_lost, 0);
 	KUNIT_EXPECT_EQ(test, b->rto_streak, 0);
 	/* So a timeout after it keeps the model (the second would not). */

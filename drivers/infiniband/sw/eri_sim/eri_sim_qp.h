@@ -352,13 +352,12 @@ struct eri_sim_qp {
 	u64 progress_ns;	/* ns: last delivery, RNR NAK or start of a flight */
 	u32 rto_win;		/* window after a timeout; 0: the cc's own */
 	/*
-	 * The first timeout not yet found genuine or spurious (ns; 0: none),
-	 * the oldest PSN in flight then, whose delivery decides, and the PSNs
-	 * the timeouts since declared lost (eri_sim_req_undo_locked()).
+	 * The first timeout not yet found genuine or spurious (ns; 0: none)
+	 * and the oldest PSN in flight then, whose delivery decides
+	 * (eri_sim_req_undo_locked()).
 	 */
 	u64 undo_ns;
 	u32 undo_psn;
-	u32 undo_lost;
 	u8 retries;		/* timeouts without progress */
 	u8 rnr_retries;
 	bool rnr_wait;

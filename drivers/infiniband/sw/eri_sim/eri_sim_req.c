@@ -1181,6 +1181,16 @@ static u32 eri_sim_req_atomic_resp_locked(struct eri_sim_qp *qp, u32 psn,
 	return eri_sim_sb_deliver(qp->sb, psn) == ERI_SIM_PSN_NEW;
 }
 
+/* The timeouts since qp->undo_ns, if any, stand: none will be undone. */
+static void eri_sim_req_timeouts_stand_locked(struct eri_sim_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (!qp->undo_ns)
+		return;
+	qp->undo_ns = 0;
+	eri_sim_cc_keep(&qp->cc);
+}
+
 /* A NAK about @psn, every PSN before which arrived. */
 static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 				   u32 psn, u32 aux, u64 now)
@@ -1208,10 +1218,7 @@ static void eri_sim_req_nak_locked(struct eri_sim_qp *qp, u8 syndrome,
 		/* Everything not delivered goes again after the wait. */
 		eri_sim_sb_lose_all(qp->sb);
 		/* Lost to the peer's asking: no timeout is undone any more. */
-		if (qp->undo_ns) {
-			qp->undo_ns = 0;
-			eri_sim_cc_keep(&qp->cc);
-		}
+		eri_sim_req_timeouts_stand_locked(qp);
 		qp->rnr_wait = true;
 		qp->timer_probe = false;
 		eri_sim_req_arm_locked(qp, now, eri_sim_rnr_ns(aux));
@@ -1278,14 +1285,13 @@ static void eri_sim_req_undo_locked(struct eri_sim_qp *qp, u64 now, u32 rtt)
 	    !eri_sim_sb_delivered(qp->sb, qp->undo_psn))
 		return;
 	if (!rtt || rtt <= now - qp->undo_ns) {
-		qp->undo_ns = 0;
-		eri_sim_cc_keep(&qp->cc);
+		eri_sim_req_timeouts_stand_locked(qp);
 		return;
 	}
 	qp->undo_ns = 0;
 	eri_sim_sb_unlose(qp->sb);
 	qp->rto_win = 0;
-	eri_sim_cc_undo(&qp->cc, qp->undo_lost);
+	eri_sim_cc_undo(&qp->cc);
 	eri_sim_stat_add(qp->sdev, ERI_STAT_RTO_UNDOS, 1);
 }
 
@@ -1532,9 +1538,7 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		if (!qp->undo_ns) {
 			qp->undo_ns = now;
 			qp->undo_psn = qp->sb->una;
-			qp->undo_lost = 0;
 		}
-		qp->undo_lost += lost;
 		eri_sim_cc_on_timeout(&qp->cc, now, lost);
 		trace_eri_sim_cc(qp->sdev->ibdev_name, qp->qpn, &qp->cc, true,
 				 eri_sim_sb_pipe(qp->sb), 0, 0, lost, false);
