@@ -1335,7 +1335,7 @@ static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
 		eri_sim_cc_ack(&qp->cc, &ack);
 		trace_eri_sim_cc(qp->sdev->ibdev_name, qp->qpn, &qp->cc, false,
 				 eri_sim_sb_pipe(qp->sb), ack.rtt_ns, acked,
-				 lost, ack.ce);
+				 lost, ack.ce, &ack.rs);
 	}
 	/*
 	 * PSNs past a hole arrive: the path works, and the hole is being
@@ -1541,7 +1541,8 @@ void eri_sim_req_timeout_locked(struct eri_sim_qp *qp)
 		}
 		eri_sim_cc_on_timeout(&qp->cc, now, lost);
 		trace_eri_sim_cc(qp->sdev->ibdev_name, qp->qpn, &qp->cc, true,
-				 eri_sim_sb_pipe(qp->sb), 0, 0, lost, false);
+				 eri_sim_sb_pipe(qp->sb), 0, 0, lost, false,
+				 NULL);
 		eri_sim_req_arm_rto_locked(qp, now);
 	}
 	eri_sim_req_run_at_locked(qp, now);

@@ -172,8 +172,8 @@ TRACE_EVENT(eri_sim_cqe,
 TRACE_EVENT(eri_sim_cc,
 	    TP_PROTO(const char *dev, u32 qpn, const struct eri_sim_cc *cc,
 		     bool timeout, u32 pipe, u64 rtt_ns, u32 acked, u32 lost,
-		     bool ce),
-	    TP_ARGS(dev, qpn, cc, timeout, pipe, rtt_ns, acked, lost, ce),
+		     bool ce, const struct eri_sim_cc_rs *rs),
+	    TP_ARGS(dev, qpn, cc, timeout, pipe, rtt_ns, acked, lost, ce, rs),
 	    TP_STRUCT__entry(__array(char, dev, ERI_SIM_TRACE_DEV_LEN)
 			     __array(char, mode, ERI_CC_NAME_MAX)
 			     __field(u64, pacing_rate)
@@ -181,11 +181,14 @@ TRACE_EVENT(eri_sim_cc,
 			     __field(u64, srtt_ns)
 			     __field(u64, min_rtt_ns)
 			     __field(u64, rtt_ns)
+			     __field(u64, rs_interval_ns)
 			     __field(u32, qpn)
 			     __field(u32, cwnd)
 			     __field(u32, pipe)
 			     __field(u32, acked)
 			     __field(u32, lost)
+			     __field(u32, rs_delivered)
+			     __field(u32, rs_bw)
 			     __field(u8, algo)
 			     __field(bool, timeout)
 			     __field(bool, ce)),
@@ -204,8 +207,13 @@ TRACE_EVENT(eri_sim_cc,
 			   __entry->lost = lost;
 			   __entry->algo = cc->ops->index;
 			   __entry->timeout = timeout;
-			   __entry->ce = ce;),
-	    TP_printk("%s qpn=%u %s algo=%u mode=%s cwnd=%u.%03u pipe=%u pacing_rate=%llu bw=%llu srtt_ns=%llu min_rtt_ns=%llu rtt_ns=%llu acked=%u lost=%u ce=%u",
+			   __entry->ce = ce;
+			   __entry->rs_interval_ns = rs && rs->valid ?
+						     rs->interval_ns : 0;
+			   __entry->rs_delivered = rs && rs->valid ?
+						   rs->delivered : 0;
+			   __entry->rs_bw = rs && rs->valid ? rs->bw : 0;),
+	    TP_printk("%s qpn=%u %s algo=%u mode=%s cwnd=%u.%03u pipe=%u pacing_rate=%llu bw=%llu srtt_ns=%llu min_rtt_ns=%llu rtt_ns=%llu acked=%u lost=%u ce=%u rs_delivered=%u rs_interval_ns=%llu rs_bw=%u",
 		      __entry->dev, __entry->qpn,
 		      __entry->timeout ? "timeout" : "ack", __entry->algo,
 		      __entry->mode, __entry->cwnd >> ERI_SIM_CC_FP_SHIFT,
@@ -213,7 +221,9 @@ TRACE_EVENT(eri_sim_cc,
 			     1000) >> ERI_SIM_CC_FP_SHIFT),
 		      __entry->pipe, __entry->pacing_rate, __entry->bw,
 		      __entry->srtt_ns, __entry->min_rtt_ns, __entry->rtt_ns,
-		      __entry->acked, __entry->lost, __entry->ce)
+		      __entry->acked, __entry->lost, __entry->ce,
+		      __entry->rs_delivered, __entry->rs_interval_ns,
+		      __entry->rs_bw)
 );
 
 #endif /* _ERI_SIM_TRACE_H */
