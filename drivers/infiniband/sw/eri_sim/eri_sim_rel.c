@@ -180,6 +180,8 @@ static void eri_sim_sb_snap(struct eri_sim_sb *sb, u32 psn, u64 now_ns)
 	s->tag = psn | ERI_SIM_SNAP_VALID;
 	if (r->app_limited_until)
 		s->tag |= ERI_SIM_SNAP_APP_LIMITED;
+	if (r->ambiguous)
+		s->tag |= ERI_SIM_SNAP_AMBIGUOUS;
 	s->delivered = (u32)r->delivered;
 	s->lost = (u32)r->lost_total;
 	s->tx_in_flight = eri_sim_sb_pipe(sb);
@@ -380,6 +382,10 @@ u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb)
 		n++;
 	}
 	sb->rate.lost_total += n;
+	if (n) {
+		sb->rate.ambiguous = true;
+		sb->rate.ambiguous_nxt = sb->nxt;
+	}
 	return n;
 }
 
@@ -449,7 +455,9 @@ void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe)
  * Counts the PSNs the ACK delivered and samples the rate from the PSN sent
  * last among them whose snapshot is still its own, over the longer of its
  * send interval and its ACK interval, so that ACKs released in a burst do
- * not raise the rate above that of the sending.  Call once per ACK.
+ * not raise the rate above that of the sending.  A snapshot taken while a
+ * timeout's PSNs were ambiguous (&eri_sim_rate.ambiguous) gives the counts
+ * and no rate.  Call once per ACK.
  */
 void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 			    u64 min_rtt_ns, struct eri_sim_cc_rs *rs)
@@ -466,6 +474,8 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 	r->acked = 0;
 	if (r->app_limited_until && r->delivered > r->app_limited_until)
 		r->app_limited_until = 0;
+	if (r->ambiguous && eri_psn_diff(sb->una, r->ambiguous_nxt) >= 0)
+		r->ambiguous = false;
 	if (!r->newest)
 		return;
 	r->newest = false;
@@ -481,6 +491,8 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 	rs->interval_ns = max_t(u64, s->since_first_tx_ns, ack_ns);
 	r->first_tx_ns = r->newest_sent_ns;
 	us = div_u64(rs->interval_ns, NSEC_PER_USEC);
+	if (s->tag & ERI_SIM_SNAP_AMBIGUOUS)
+		return;
 	if (!us || rs->interval_ns < min_rtt_ns || rs->interval_ns > BIT(31))
 		return;
 	rs->bw = min_t(u64, div64_u64((u64)rs->delivered <<

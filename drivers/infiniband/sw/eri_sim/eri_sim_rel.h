@@ -76,15 +76,20 @@ void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
 #define ERI_SIM_RATE_SNAPS	256
 static_assert((ERI_SIM_RATE_SNAPS & (ERI_SIM_RATE_SNAPS - 1)) == 0);
 
-/* &eri_sim_rate_snap.tag: the PSN, a snapshot was taken, the sender idled. */
+/*
+ * &eri_sim_rate_snap.tag: the PSN, a snapshot was taken, the sender idled,
+ * a timeout's resent PSNs were in flight.
+ */
 #define ERI_SIM_SNAP_PSN	ERI_PSN_MASK
 #define ERI_SIM_SNAP_VALID	BIT(24)
 #define ERI_SIM_SNAP_APP_LIMITED BIT(25)
+#define ERI_SIM_SNAP_AMBIGUOUS	BIT(26)
 
 /**
  * struct eri_sim_rate_snap - the delivery state when a PSN was last sent
  * @tag: the PSN | ERI_SIM_SNAP_VALID, | ERI_SIM_SNAP_APP_LIMITED when it
- *	was sent while application limited; a later PSN of the same slot
+ *	was sent while application limited, | ERI_SIM_SNAP_AMBIGUOUS when it
+ *	was sent while &eri_sim_rate.ambiguous; a later PSN of the same slot
  *	overwrites it
  * @delivered: low 32 bits of &eri_sim_rate.delivered
  * @lost: low 32 bits of &eri_sim_rate.lost_total
@@ -121,6 +126,15 @@ static_assert(sizeof(struct eri_sim_rate_snap) == 24);
  * @newest_psn: of those, the one sent last whose snapshot is its own
  * @newest_sent_ns: its send time; valid while @newest is true
  * @newest: @newest_psn is set
+ * @ambiguous_nxt: valid while @ambiguous: &eri_sim_sb.nxt when
+ *	eri_sim_sb_lose_all() last declared PSNs lost
+ * @ambiguous: since then, and until every PSN below @ambiguous_nxt is
+ *	delivered, whose copy an ACK delivers (the first or one sent again)
+ *	is unknown, and a PSN's send time is that of its last copy: a
+ *	snapshot taken meanwhile gives no rate (Karn's rule, for delivery
+ *	rates: the first copies' ACKs, arriving in a burst after a stall,
+ *	would count as delivered within an interval that starts at a
+ *	resending)
  * @snap: the snapshots
  */
 struct eri_sim_rate {
@@ -133,6 +147,8 @@ struct eri_sim_rate {
 	u32 newest_psn;
 	u64 newest_sent_ns;
 	bool newest;
+	u32 ambiguous_nxt;
+	bool ambiguous;
 	struct eri_sim_rate_snap snap[ERI_SIM_RATE_SNAPS];
 };
 

@@ -430,6 +430,57 @@ static void eri_sim_rel_test_unlose(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psn, 24U);
 }
 
+/* A cumulative ACK of @ack_psn taken in at @now_ns: its rate sample. */
+static void t_ack_rate(struct eri_sim_sb *sb, u32 ack_psn, u64 now_ns,
+		       struct eri_sim_cc_rs *rs)
+{
+	t_ack(sb, ack_psn, NULL, 0);
+	eri_sim_sb_advance(sb);
+	eri_sim_sb_rate_sample(sb, now_ns, 0, rs);
+}
+
+/*
+ * Karn's rule for delivery rates: between a timeout and the delivery of
+ * every PSN sent before it, whose copy an ACK delivers is unknown, and the
+ * snapshots taken meanwhile give counts but no rate.
+ */
+static void eri_sim_rel_test_ambiguous_rate(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	struct eri_sim_cc_rs rs;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	/* 0..7 sent 10 us apart; 0 and 1 delivered: a rate. */
+	t_sb_send(sb, 0, 8, 0);
+	t_ack_rate(sb, 2, T_MS, &rs);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+	/* A timeout at 5 ms: 2..7 lost, 2 sent again. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_lose_all(sb), 6U);
+	eri_sim_sb_sent(sb, 2, false, 5 * T_MS);
+	/*
+	 * The first copies of 2..5 arrive 0.2 ms later: 4 delivered in
+	 * 0.2 ms from the resending's snapshot would be 20000 packets/s.
+	 */
+	t_ack_rate(sb, 6, 5 * T_MS + 200 * T_US, &rs);
+	KUNIT_EXPECT_EQ(test, rs.delivered, 4U);
+	KUNIT_EXPECT_FALSE(test, rs.valid);
+	KUNIT_EXPECT_EQ(test, rs.bw, 0U);
+	/* A new PSN sent while 6 and 7 are still out: ambiguous too. */
+	eri_sim_sb_sent(sb, 8, false, 5 * T_MS + 300 * T_US);
+	/* 6 and 7 arrive: their snapshots predate the timeout. */
+	t_ack_rate(sb, 8, 5 * T_MS + 400 * T_US, &rs);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+	KUNIT_EXPECT_FALSE(test, sb->rate.ambiguous);
+	/* 9 leaves after the episode; 8's sample is ambiguous, 9's not. */
+	eri_sim_sb_sent(sb, 9, false, 6 * T_MS);
+	t_ack_rate(sb, 9, 6 * T_MS + 500 * T_US, &rs);
+	KUNIT_EXPECT_EQ(test, rs.delivered, 3U);
+	KUNIT_EXPECT_FALSE(test, rs.valid);
+	t_ack_rate(sb, 10, 7 * T_MS, &rs);
+	KUNIT_EXPECT_EQ(test, rs.delivered, 2U);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+}
+
 static void eri_sim_rel_test_rto(struct kunit *test)
 {
 	u64 min = T_MS, max = 67 * T_MS;
@@ -528,6 +579,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_reorder_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
 	KUNIT_CASE(eri_sim_rel_test_unlose),
+	KUNIT_CASE(eri_sim_rel_test_ambiguous_rate),
 	KUNIT_CASE(eri_sim_rel_test_rto),
 	KUNIT_CASE(eri_sim_rel_test_retry_budget),
 	KUNIT_CASE(eri_sim_rel_test_ares),
