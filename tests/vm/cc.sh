@@ -35,9 +35,10 @@
 #                           default, bbr)
 #
 # Figures are printed with every check.  The checks bbr does not pass yet
-# are TAP TODOs naming issue 21 (docs/design/cc-default.md, "Step 10"):
-# they print their figures and do not fail the test.  Failing to load
-# eri_sim or to create a device is a failure, never a skip.
+# are TAP TODOs naming issue 21 (docs/design/cc-default.md, "Step 10"
+# and "Step 11"): they print their figures and do not fail the test.
+# Failing to load eri_sim or to create a device is a failure, never a
+# skip.
 #
 # make check runs it on one kernel: the transport is the device's.
 # check-flavours: 6.12
