@@ -723,6 +723,17 @@ def load_contender(c, siw_ok):
         devs.append(name)
     info["devices"] = devs
     if c == "siw":
+        # rdma_cm finds an iWARP device by the netdev its route to the
+        # peer leaves through: behind the segmenter that is the segmenter's
+        # end, which needs a device of its own (siw's TCP sockets, not
+        # bound to a device, follow the same route).
+        for i, nd in enumerate(seg_ends(c)):
+            name = "b%s%d" % (c, i + 2)
+            rc, out = sh(["rdma", "link", "add", name, "type", ltype, "netdev", nd],
+                         check=False, timeout=60)
+            if rc != 0:
+                return False, {"reason": "rdma link add %s type %s netdev %s failed: %s"
+                               % (name, ltype, nd, out.strip()[-300:])}
         return True, info
     # RoCEv2 GID index of each end's IPv4 address.
     gids = []
