@@ -490,9 +490,9 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 		 s->since_delivered_ns;
 	rs->interval_ns = max_t(u64, s->since_first_tx_ns, ack_ns);
 	r->first_tx_ns = r->newest_sent_ns;
-	us = div_u64(rs->interval_ns, NSEC_PER_USEC);
 	if (s->tag & ERI_SIM_SNAP_AMBIGUOUS)
 		return;
+	us = div_u64(rs->interval_ns, NSEC_PER_USEC);
 	if (!us || rs->interval_ns < min_rtt_ns || rs->interval_ns > BIT(31))
 		return;
 	rs->bw = min_t(u64, div64_u64((u64)rs->delivered <<
