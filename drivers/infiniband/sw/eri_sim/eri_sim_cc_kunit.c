@@ -843,6 +843,18 @@ static u64 t_dcqcn_pace(u64 rc)
 	return div_u64(rc * T_WIRE, T_MTU);
 }
 
+/*
+ * A timer period at rate @rc with a smoothed RTT of @srtt_ns: 55 us, the
+ * RTT, or PERIOD_PKTS packets at @rc, whichever is longest.
+ */
+static u64 t_dcqcn_period(u64 rc, u64 srtt_ns)
+{
+	u64 pkts_ns = div64_u64(ERI_SIM_CC_DCQCN_PERIOD_PKTS * T_MTU *
+				NSEC_PER_SEC, rc);
+
+	return max3(ERI_SIM_CC_DCQCN_INC_PERIOD_NS, srtt_ns, pkts_ns);
+}
+
 static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 {
 	struct eri_sim_cc cc;
@@ -869,8 +881,11 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc.cuts, 1);
 	KUNIT_EXPECT_EQ(test, cc.ecn_echoes, 2);
 
-	/* Alpha decays each period without a CNP: 3 periods, one had CNPs. */
-	now = 3 * ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS + 1;
+	/*
+	 * Alpha decays each period without a CNP: 3 periods (of 16 packets
+	 * at the rate), one had CNPs.
+	 */
+	now = 3 * t_dcqcn_period(ERI_SIM_CC_DCQCN_LINE_RATE / 2, 0) + 1;
 	alpha = t_alpha_down(t_alpha_down(eri_sim_cc_dcqcn(&cc)->alpha));
 	eri_sim_cc_on_loss(&cc, now);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->alpha, alpha);
@@ -898,7 +913,8 @@ static void eri_sim_cc_test_dcqcn_cut(struct kunit *test)
 
 	/*
 	 * With an RTT, cuts are at most once per min_rtt, increase periods
-	 * once per srtt (both 200 us here); the window follows the rate.
+	 * once per srtt (both 200 us here, longer than 16 packets at the
+	 * rate); the window follows the rate.
 	 */
 	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, 0, 0);
 	eri_sim_cc_on_ack(&cc, 1, 200 * T_US, 1, 1);
@@ -939,9 +955,12 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 	rt = eri_sim_cc_dcqcn(&cc)->rt;
 	rc = eri_sim_cc_dcqcn(&cc)->rc;
 
-	/* Fast recovery: FR_STEPS timer events halve the gap to the target. */
+	/*
+	 * Fast recovery: FR_STEPS timer events halve the gap to the target,
+	 * one a period of the rate each is taken at.
+	 */
 	for (i = 1; i <= ERI_SIM_CC_DCQCN_FR_STEPS; i++) {
-		now = i * p;
+		now += t_dcqcn_period(rc, 0);
 		eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
 		rc = (rt + rc) / 2;
 		KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, rt);
@@ -955,7 +974,7 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 	rc = eri_sim_cc_dcqcn(&cc)->rc;
 	KUNIT_EXPECT_LT(test, rt, ERI_SIM_CC_DCQCN_LINE_RATE);
 	/* Several periods at once are caught up in one call. */
-	now += ERI_SIM_CC_DCQCN_FR_STEPS * p;
+	now += ERI_SIM_CC_DCQCN_FR_STEPS * t_dcqcn_period(rc, 0);
 	eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
 	for (i = 0; i < ERI_SIM_CC_DCQCN_FR_STEPS; i++)
 		rc = (rt + rc) / 2;
@@ -966,7 +985,7 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 	eri_sim_cc_dcqcn(&cc)->rc = ERI_SIM_CC_DCQCN_LINE_RATE / 4;
 	rt = eri_sim_cc_dcqcn(&cc)->rt;
 	rc = eri_sim_cc_dcqcn(&cc)->rc;
-	now += p;
+	now += t_dcqcn_period(rc, 0);
 	eri_sim_cc_on_ack(&cc, now, 0, 0, 0);
 	rt += ERI_SIM_CC_DCQCN_RAI;
 	rc = (rt + rc) / 2;
@@ -993,6 +1012,34 @@ static void eri_sim_cc_test_dcqcn_increase(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, ERI_SIM_CC_DCQCN_LINE_RATE);
 	KUNIT_EXPECT_LE(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE);
 	KUNIT_EXPECT_GE(test, eri_sim_cc_dcqcn(&cc)->rc, ERI_SIM_CC_DCQCN_LINE_RATE - 1);
+}
+
+/*
+ * A slow path (fq_codel's marks come 10 ms late): the RTT of an empty queue
+ * is 100 us, yet the rate rises once per 16 packets it sends, not ten times
+ * a millisecond.
+ */
+static void eri_sim_cc_test_dcqcn_slow_path(struct kunit *test)
+{
+	const u64 rate = 2000000;	/* 16 Mbit/s */
+	u64 now = 1, period = t_dcqcn_period(rate, 100 * T_US);
+	struct eri_sim_cc cc;
+
+	eri_sim_cc_init(&cc, &eri_sim_cc_dcqcn_ops, T_MTU, T_HDRS, 0, 0);
+	eri_sim_cc_on_ack(&cc, now, 100 * T_US, 1, 1);
+	eri_sim_cc_on_ecn(&cc, now);
+	eri_sim_cc_dcqcn(&cc)->rt = 2 * rate;
+	eri_sim_cc_dcqcn(&cc)->rc = rate;
+	/* 16 packets of 4 KiB at 2 MB/s: 32.8 ms. */
+	KUNIT_EXPECT_EQ(test, period, 32768000);
+
+	/* Ten RTTs are no period: no increase. */
+	eri_sim_cc_on_ack(&cc, now + 10 * 100 * T_US, 100 * T_US, 1, 1);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, rate);
+	/* A period is one fast-recovery step. */
+	eri_sim_cc_on_ack(&cc, now + period, 100 * T_US, 1, 1);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rc, (2 * rate + rate) / 2);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_dcqcn(&cc)->rt, 2 * rate);
 }
 
 /* ------------------------------------------------------------ rate samples */
@@ -1180,6 +1227,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_quantum),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_cut),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_increase),
+	KUNIT_CASE(eri_sim_cc_test_dcqcn_slow_path),
 	KUNIT_CASE(eri_sim_cc_test_rate_sample),
 	{}
 };
