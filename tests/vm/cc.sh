@@ -261,16 +261,8 @@ ecn_run() {
 	check "ECN, $a: marks were echoed ($e)" test "$e" -gt 0
 	check "ECN, $a: the window was cut ($c)" test "$c" -gt 0
 	check "ECN, $a: nothing dropped at the bottleneck ($(( $(drops) - d0 )))" test $(( $(drops) - d0 )) -eq 0
-	# dcqcn cuts its rate on marks, but fq_codel's 10 ms interval and its
-	# climb back one srtt at a time leave a mean queue of about 13 ms.
-	if [ "$a" = dcqcn ]; then
-		check_todo "issue 21: not yet for dcqcn" \
-			"ECN, $a: mean RTT within $ECN_RTT_US us of the base ($rtt us, base $base us)" \
-			test "$rtt" -gt 0 -a "$rtt" -le $(( base + ECN_RTT_US ))
-	else
-		check "ECN, $a: mean RTT within $ECN_RTT_US us of the base ($rtt us, base $base us)" \
-			test "$rtt" -gt 0 -a "$rtt" -le $(( base + ECN_RTT_US ))
-	fi
+	check "ECN, $a: mean RTT within $ECN_RTT_US us of the base ($rtt us, base $base us)" \
+		test "$rtt" -gt 0 -a "$rtt" -le $(( base + ECN_RTT_US ))
 }
 ecn_run "$algo"
 [ "$algo" = dcqcn ] || ecn_run dcqcn
