@@ -56,27 +56,26 @@ static void dcqcn_increase(struct eri_sim_cc_dcqcn *d)
 }
 
 /*
- * A period of the alpha or increase timer: @floor_ns, at least one smoothed
- * RTT and the time PERIOD_PKTS packets take at the current rate.
+ * The least period of the alpha and increase timers: one smoothed RTT, and
+ * the time PERIOD_PKTS packets take at the current rate.
  */
-static u64 dcqcn_period_ns(const struct eri_sim_cc *cc,
-			   const struct eri_sim_cc_dcqcn *d, u64 floor_ns)
+static u64 dcqcn_least_period_ns(const struct eri_sim_cc *cc,
+				 const struct eri_sim_cc_dcqcn *d)
 {
 	/* No overflow: PERIOD_PKTS * mtu * 10^9 < 2^50; rc >= MIN_RATE. */
 	u64 pkts_ns = div64_u64((u64)ERI_SIM_CC_DCQCN_PERIOD_PKTS * cc->mtu *
 				NSEC_PER_SEC, d->rc);
 
-	return max3(floor_ns, cc->srtt_ns, pkts_ns);
+	return max(cc->srtt_ns, pkts_ns);
 }
 
 /* Apply the alpha and increase periods that ended by @now_ns. */
 static void dcqcn_advance(const struct eri_sim_cc *cc,
 			  struct eri_sim_cc_dcqcn *d, u64 now_ns)
 {
-	u64 alpha_period = dcqcn_period_ns(cc, d,
-					   ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS);
-	u64 inc_period = dcqcn_period_ns(cc, d,
-					 ERI_SIM_CC_DCQCN_INC_PERIOD_NS);
+	u64 least = dcqcn_least_period_ns(cc, d);
+	u64 alpha_period = max(ERI_SIM_CC_DCQCN_ALPHA_PERIOD_NS, least);
+	u64 inc_period = max(ERI_SIM_CC_DCQCN_INC_PERIOD_NS, least);
 	u64 n, i;
 
 	if (now_ns >= d->alpha_ns + alpha_period) {
