@@ -141,12 +141,14 @@ struct eri_sim_cc {
 /**
  * struct eri_sim_cc_rs - a delivery-rate sample (as TCP's tcp_rate.c)
  * @prior_delivered: PSNs delivered when the sampled PSN was sent
- * @interval_ns: max(send interval, ACK interval) the sample spans
- * @delivered: PSNs delivered over @interval_ns
+ * @interval_ns: max(send interval, ACK interval) @bw spans
+ * @delivered: PSNs delivered since the sampled PSN was sent
  * @lost: PSNs declared lost over it
  * @tx_in_flight: the pipe after the sampled PSN was sent
- * @bw: @delivered / @interval_ns in packets per microsecond,
- *	ERI_SIM_CC_BW_SHIFT fraction bits, at most U32_MAX
+ * @bw: PSNs delivered over @interval_ns in packets per microsecond,
+ *	ERI_SIM_CC_BW_SHIFT fraction bits, at most U32_MAX: @delivered, or at
+ *	least ERI_SIM_RATE_MIN_PKTS PSNs when @delivered is fewer and the
+ *	snapshots allow (eri_sim_sb_rate_sample())
  * @app_limited: the sampled PSN was sent while application limited, so
  *	the sample may be below what the path delivers
  * @valid: the fields above hold a sample; false: no sample (nothing

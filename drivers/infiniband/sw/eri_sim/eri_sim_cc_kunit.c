@@ -1209,6 +1209,74 @@ static void eri_sim_cc_test_rate_sample(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rs.interval_ns, T_MS_STEP);
 }
 
+/*
+ * A bottleneck that serves one PSN per T_SPAN_SVC, a sender that sends
+ * bursts of T_SPAN_BURST PSNs at that rate on average (a few PSNs in
+ * flight, as on a slow link), every PSN acknowledged T_SPAN_BACK after it
+ * was served plus a jitter of up to T_SPAN_JITTER, in order: an ACK held
+ * by its jitter releases the ones behind it at once.
+ */
+#define T_SPAN_SVC	(100 * T_US)
+#define T_SPAN_BACK	(200 * T_US)
+#define T_SPAN_JITTER	150		/* us */
+#define T_SPAN_BURST	4
+#define T_SPAN_PSNS	2000
+
+/* Each sample spans enough PSNs that one ACK's jitter does not lift it. */
+static void eri_sim_cc_test_rate_sample_span(struct kunit *test)
+{
+	static const __be64 no_sack[ERI_WIRE_SACK_BITS / 64];
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u64 *ack_at = kunit_kcalloc(test, T_SPAN_PSNS, sizeof(*ack_at),
+				    GFP_KERNEL);
+	u32 link_bw = div_u64(1ULL << ERI_SIM_CC_BW_SHIFT,
+			      div_u64(T_SPAN_SVC, NSEC_PER_USEC));
+	u32 sent = 0, acked = 0, samples = 0, narrow = 0, max_bw = 0;
+	u64 served = 0, last_ack = 0, now;
+	struct eri_sim_cc_rs rs;
+	u32 seed = 1, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	KUNIT_ASSERT_NOT_NULL(test, ack_at);
+	eri_sim_sb_init(sb, 0);
+	for (now = 0; acked < T_SPAN_PSNS; now += T_RS_GAP) {
+		while (acked < sent && ack_at[acked] <= now) {
+			eri_sim_sb_ack(sb, acked + 1, 0, no_sack);
+			eri_sim_sb_advance(sb);
+			acked++;
+			eri_sim_sb_rate_sample(sb, now, T_SPAN_SVC + T_SPAN_BACK,
+					       &rs);
+			if (!rs.valid)
+				continue;
+			samples++;
+			/* Few in flight: the newest PSN's flight is short. */
+			if (rs.tx_in_flight <= 2 * T_SPAN_BURST)
+				narrow++;
+			/* Past the first PSNs, which have no older snapshots. */
+			if (acked > 2 * ERI_SIM_RATE_MIN_PKTS)
+				max_bw = max(max_bw, rs.bw);
+		}
+		if (now % (T_SPAN_BURST * T_SPAN_SVC) ||
+		    sent + T_SPAN_BURST > T_SPAN_PSNS)
+			continue;
+		for (i = 0; i < T_SPAN_BURST; i++, sent++) {
+			eri_sim_sb_sent(sb, sent, false, now);
+			served = max(served, now) + T_SPAN_SVC;
+			seed = seed * 1103515245 + 12345;
+			last_ack = max(last_ack, served + T_SPAN_BACK +
+				       (seed >> 16) % (T_SPAN_JITTER + 1) * T_US);
+			ack_at[sent] = last_ack;
+		}
+	}
+	kunit_info(test, "%u samples, %u of few PSNs in flight, max %u (link %u)",
+		   samples, narrow, max_bw, link_bw);
+	KUNIT_EXPECT_GT(test, samples, T_SPAN_PSNS / 2);
+	KUNIT_EXPECT_GT(test, narrow, samples / 2);
+	/* Within 1/8 of the link (1.25x, flights alone sampled). */
+	KUNIT_EXPECT_LE(test, max_bw, link_bw + link_bw / 8);
+	KUNIT_EXPECT_GE(test, max_bw, link_bw - link_bw / 16);
+}
+
 static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_rtt),
 	KUNIT_CASE(eri_sim_cc_test_min_rtt_window),
@@ -1229,6 +1297,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_increase),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_slow_path),
 	KUNIT_CASE(eri_sim_cc_test_rate_sample),
+	KUNIT_CASE(eri_sim_cc_test_rate_sample_span),
 	{}
 };
 

@@ -444,6 +444,41 @@ void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe)
 	sb->rate.app_limited_until = max(sb->rate.delivered + pipe, 1ULL);
 }
 
+/*
+ * The PSNs @rs's rate spans: its own delivered PSNs, or, when they are fewer
+ * than ERI_SIM_RATE_MIN_PKTS, those since the snapshot of the PSN sent that
+ * many PSNs before the newest delivered one (if still its own, not
+ * ambiguous and sent before it); @rs's interval and application-limited
+ * mark then cover that span.  One ACK's jitter moves a sample of a flight of
+ * a few PSNs by a third (eri.rst, "Rate samples").
+ */
+static u32 eri_sim_rate_span(const struct eri_sim_sb *sb, u64 now_ns,
+			     struct eri_sim_cc_rs *rs)
+{
+	const struct eri_sim_rate *r = &sb->rate;
+	const struct eri_sim_rate_snap *o;
+	u64 sent, send_ns, ack_ns;
+	u32 psn;
+
+	if (rs->delivered >= ERI_SIM_RATE_MIN_PKTS)
+		return rs->delivered;
+	psn = eri_psn_add(r->newest_psn,
+			  rs->delivered - ERI_SIM_RATE_MIN_PKTS);
+	o = &r->snap[psn & ERI_SIM_SNAP_MASK];
+	/* A snapshot still its own: so is sent_ns, whose ring is longer. */
+	sent = sb->sent_ns[psn & ERI_SIM_REL_MASK];
+	if ((o->tag & (ERI_SIM_SNAP_VALID | ERI_SIM_SNAP_PSN |
+		       ERI_SIM_SNAP_AMBIGUOUS)) != (psn | ERI_SIM_SNAP_VALID) ||
+	    sent > r->newest_sent_ns)
+		return rs->delivered;
+	send_ns = o->since_first_tx_ns + (r->newest_sent_ns - sent);
+	ack_ns = (u64)eri_sim_rate_since(now_ns, sent) + o->since_delivered_ns;
+	rs->interval_ns = max(send_ns, ack_ns);
+	if (o->tag & ERI_SIM_SNAP_APP_LIMITED)
+		rs->app_limited = true;
+	return (u32)r->delivered - o->delivered;
+}
+
 /**
  * eri_sim_sb_rate_sample - the delivery-rate sample of an ACK
  * @sb: the scoreboard, after eri_sim_sb_ack() and eri_sim_sb_deliver()
@@ -455,9 +490,10 @@ void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe)
  * Counts the PSNs the ACK delivered and samples the rate from the PSN sent
  * last among them whose snapshot is still its own, over the longer of its
  * send interval and its ACK interval, so that ACKs released in a burst do
- * not raise the rate above that of the sending.  A snapshot taken while a
- * timeout's PSNs were ambiguous (&eri_sim_rate.ambiguous) gives the counts
- * and no rate.  Call once per ACK.
+ * not raise the rate above that of the sending, and over at least
+ * ERI_SIM_RATE_MIN_PKTS PSNs where the snapshots allow.  A snapshot taken
+ * while a timeout's PSNs were ambiguous (&eri_sim_rate.ambiguous) gives the
+ * counts and no rate.  Call once per ACK.
  */
 void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 			    u64 min_rtt_ns, struct eri_sim_cc_rs *rs)
@@ -465,6 +501,7 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 	struct eri_sim_rate *r = &sb->rate;
 	const struct eri_sim_rate_snap *s;
 	u64 ack_ns, us;
+	u32 span;
 
 	memset(rs, 0, sizeof(*rs));
 	if (!r->acked)
@@ -492,10 +529,11 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 	r->first_tx_ns = r->newest_sent_ns;
 	if (s->tag & ERI_SIM_SNAP_AMBIGUOUS)
 		return;
+	span = eri_sim_rate_span(sb, now_ns, rs);
 	us = div_u64(rs->interval_ns, NSEC_PER_USEC);
 	if (!us || rs->interval_ns < min_rtt_ns || rs->interval_ns > BIT(31))
 		return;
-	rs->bw = min_t(u64, div64_u64((u64)rs->delivered <<
+	rs->bw = min_t(u64, div64_u64((u64)span <<
 				      ERI_SIM_CC_BW_SHIFT, us), U32_MAX);
 	rs->valid = true;
 }

@@ -75,6 +75,12 @@ void eri_sim_sack_decode(u32 base, u32 ack_psn, u32 off, const __be64 *sack,
 /* Delivery snapshots a scoreboard keeps, by PSN & (ERI_SIM_RATE_SNAPS - 1). */
 #define ERI_SIM_RATE_SNAPS	256
 static_assert((ERI_SIM_RATE_SNAPS & (ERI_SIM_RATE_SNAPS - 1)) == 0);
+/*
+ * A rate sample spans at least this many delivered PSNs where the snapshots
+ * allow: two of the responder's ACKs (ERI_SIM_ACK_EVERY).
+ */
+#define ERI_SIM_RATE_MIN_PKTS	16
+static_assert(ERI_SIM_RATE_MIN_PKTS < ERI_SIM_RATE_SNAPS);
 
 /*
  * &eri_sim_rate_snap.tag: the PSN, a snapshot was taken, the sender idled,
