@@ -171,6 +171,20 @@ static u32 eri_sim_rate_since(u64 now_ns, u64 then_ns)
 	return now_ns > then_ns ? min_t(u64, now_ns - then_ns, U32_MAX) : 0;
 }
 
+/* @s is @psn's snapshot, not one of a later PSN in the same slot. */
+static bool eri_sim_snap_own(const struct eri_sim_rate_snap *s, u32 psn)
+{
+	return (s->tag & (ERI_SIM_SNAP_VALID | ERI_SIM_SNAP_PSN)) ==
+	       (psn | ERI_SIM_SNAP_VALID);
+}
+
+/* The ACK interval at @now_ns of snapshot @s, whose PSN left at @sent_ns. */
+static u64 eri_sim_snap_ack_ns(const struct eri_sim_rate_snap *s,
+			       u64 sent_ns, u64 now_ns)
+{
+	return (u64)eri_sim_rate_since(now_ns, sent_ns) + s->since_delivered_ns;
+}
+
 /* Take @psn's delivery snapshot: it was just sent at @now_ns. */
 static void eri_sim_sb_snap(struct eri_sim_sb *sb, u32 psn, u64 now_ns)
 {
@@ -232,12 +246,11 @@ static u32 eri_sim_sb_mark(struct eri_sim_sb *sb, const unsigned long *newly)
 	for_each_set_bit(i, newly, span) {
 		u32 psn = eri_psn_add(sb->una, i);
 		u64 sent = sb->sent_ns[psn & ERI_SIM_REL_MASK];
-		u32 tag = sb->rate.snap[psn & ERI_SIM_SNAP_MASK].tag;
 
 		sb->rack_ns = max(sb->rack_ns, sent);
 		/* The sample is of the PSN sent last (the later PSN on a tie). */
-		if ((tag & (ERI_SIM_SNAP_VALID | ERI_SIM_SNAP_PSN)) ==
-		    (psn | ERI_SIM_SNAP_VALID) &&
+		if (eri_sim_snap_own(&sb->rate.snap[psn & ERI_SIM_SNAP_MASK],
+				     psn) &&
 		    (!sb->rate.newest || sent >= sb->rate.newest_sent_ns)) {
 			sb->rate.newest = true;
 			sb->rate.newest_psn = psn;
@@ -457,7 +470,7 @@ static u32 eri_sim_rate_span(const struct eri_sim_sb *sb, u64 now_ns,
 {
 	const struct eri_sim_rate *r = &sb->rate;
 	const struct eri_sim_rate_snap *o;
-	u64 sent, send_ns, ack_ns;
+	u64 sent, send_ns;
 	u32 psn;
 
 	if (rs->delivered >= ERI_SIM_RATE_MIN_PKTS)
@@ -467,13 +480,11 @@ static u32 eri_sim_rate_span(const struct eri_sim_sb *sb, u64 now_ns,
 	o = &r->snap[psn & ERI_SIM_SNAP_MASK];
 	/* A snapshot still its own: so is sent_ns, whose ring is longer. */
 	sent = sb->sent_ns[psn & ERI_SIM_REL_MASK];
-	if ((o->tag & (ERI_SIM_SNAP_VALID | ERI_SIM_SNAP_PSN |
-		       ERI_SIM_SNAP_AMBIGUOUS)) != (psn | ERI_SIM_SNAP_VALID) ||
+	if (!eri_sim_snap_own(o, psn) || (o->tag & ERI_SIM_SNAP_AMBIGUOUS) ||
 	    sent > r->newest_sent_ns)
 		return rs->delivered;
 	send_ns = o->since_first_tx_ns + (r->newest_sent_ns - sent);
-	ack_ns = (u64)eri_sim_rate_since(now_ns, sent) + o->since_delivered_ns;
-	rs->interval_ns = max(send_ns, ack_ns);
+	rs->interval_ns = max(send_ns, eri_sim_snap_ack_ns(o, sent, now_ns));
 	if (o->tag & ERI_SIM_SNAP_APP_LIMITED)
 		rs->app_limited = true;
 	return (u32)r->delivered - o->delivered;
@@ -500,8 +511,8 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 {
 	struct eri_sim_rate *r = &sb->rate;
 	const struct eri_sim_rate_snap *s;
-	u64 ack_ns, us;
 	u32 span;
+	u64 us;
 
 	memset(rs, 0, sizeof(*rs));
 	if (!r->acked)
@@ -523,9 +534,9 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 	rs->lost = max_t(s32, (u32)r->lost_total - s->lost, 0);
 	rs->tx_in_flight = s->tx_in_flight;
 	rs->app_limited = s->tag & ERI_SIM_SNAP_APP_LIMITED;
-	ack_ns = (u64)eri_sim_rate_since(now_ns, r->newest_sent_ns) +
-		 s->since_delivered_ns;
-	rs->interval_ns = max_t(u64, s->since_first_tx_ns, ack_ns);
+	rs->interval_ns = max_t(u64, s->since_first_tx_ns,
+				eri_sim_snap_ack_ns(s, r->newest_sent_ns,
+						    now_ns));
 	r->first_tx_ns = r->newest_sent_ns;
 	if (s->tag & ERI_SIM_SNAP_AMBIGUOUS)
 		return;
