@@ -48,6 +48,12 @@ static bool bbr_has_model(const struct eri_sim_cc_bbr *b)
 	return bbr_max_bw(b) && b->min_rtt_us != BBR_NONE;
 }
 
+/* PROBE_BW at the model's rate: after probing up and draining. */
+static bool bbr_cruising(const struct eri_sim_cc_bbr *b)
+{
+	return b->mode == ERI_SIM_CC_BBR_PROBE_BW && b->phase > 1;
+}
+
 /*
  * @gain (1/1024) times the bandwidth-delay product, in packets rounded up.
  * No overflow: bw < 2^32 and min_rtt_us < 2^25 (RTT samples stay below
@@ -172,6 +178,13 @@ static void bbr_set_cwnd(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b,
 	cc->cwnd = cwnd << ERI_SIM_CC_FP_SHIFT;
 }
 
+/* The standing-queue check's samples start again. */
+static void bbr_reset_queue(struct eri_sim_cc_bbr *b)
+{
+	b->queue_min_rtt_us = BBR_NONE;
+	b->queue_samples = 0;
+}
+
 /* Forget the model: the path may have changed (timeouts in a row). */
 static void bbr_reset_model(struct eri_sim_cc_bbr *b)
 {
@@ -184,6 +197,7 @@ static void bbr_reset_model(struct eri_sim_cc_bbr *b)
 	b->startup_ce_rounds = 0;
 	b->full_bw_reached = false;
 	b->mode = ERI_SIM_CC_BBR_STARTUP;
+	bbr_reset_queue(b);
 }
 
 static void bbr_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
@@ -192,7 +206,6 @@ static void bbr_init(struct eri_sim_cc *cc, u64 now_ns, u32 seed)
 
 	bbr_reset_model(b);
 	b->min_rtt_us = BBR_NONE;
-	b->round_min_rtt_us = BBR_NONE;
 	b->min_rtt_stamp_ns = now_ns;
 	b->ack_epoch_ns = now_ns;
 	b->probe_up_step = 1;
@@ -273,13 +286,38 @@ static u32 bbr_ce_ratio(u32 ce_acked, u32 acked)
 	return acked ? div_u64((u64)ce_acked << BBR_SCALE, acked) : 0;
 }
 
+/*
+ * A queue that stood while cruising: even the least of QUEUE_SAMPLES RTT
+ * samples was twice the base.  The bandwidth estimate runs ahead of the
+ * path (a burst of ACKs), and the window, not pacing, holds the flight:
+ * bound it, as a mark would.  The least sample, not the mean: a stalled
+ * sender or receiver delays some samples, never all of them; and sixteen,
+ * not a round's: a round on a slow path is two or three ACKs, and a path
+ * that delays most packets (reordering, two routes) gives rounds of late
+ * samples alone.
+ */
+static void bbr_check_queue(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b)
+{
+	u32 lo = min(b->inflight_lo, cc->cwnd >> ERI_SIM_CC_FP_SHIFT);
+
+	if (b->min_rtt_us != BBR_NONE &&
+	    b->queue_min_rtt_us > bbr_ratio(b->min_rtt_us,
+					    ERI_SIM_CC_BBR_QUEUE_GAIN)) {
+		b->inflight_lo = max3(ERI_SIM_CC_BBR_MIN_CWND,
+				      bbr_bdp(b, ERI_SIM_CC_BBR_UNIT),
+				      bbr_ratio(lo, ERI_SIM_CC_BBR_QUEUE_BETA));
+		bbr_cut(cc, b);
+	}
+	bbr_reset_queue(b);
+}
+
 /* Step 6: the round's losses and marks lower the bounds, outside probing. */
 static void bbr_end_round(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b,
 			  struct bbr_round *r)
 {
 	bool probing = b->mode == ERI_SIM_CC_BBR_STARTUP ||
 		       (b->mode == ERI_SIM_CC_BBR_PROBE_BW && !b->phase);
-	bool cruising = b->mode == ERI_SIM_CC_BBR_PROBE_BW && b->phase > 1;
+	bool cruising = bbr_cruising(b);
 	u32 cwnd = cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
 
 	r->lost = b->round_lost;
@@ -311,26 +349,9 @@ static void bbr_end_round(struct eri_sim_cc *cc, struct eri_sim_cc_bbr *b,
 						 ERI_SIM_CC_BBR_ECN_FACTOR_DIV));
 		bbr_cut(cc, b);
 	}
-	/*
-	 * A queue that stood through a whole round while cruising: even the
-	 * round's least RTT sample was twice the base.  The bandwidth
-	 * estimate runs ahead of the path (a burst of ACKs), and the window,
-	 * not pacing, holds the flight: bound it, as a mark would.  The
-	 * least sample, not the mean: a stalled sender or receiver delays
-	 * some samples, never all of a round.
-	 */
-	if (cruising && b->round_min_rtt_us != BBR_NONE &&
-	    b->min_rtt_us != BBR_NONE &&
-	    b->round_min_rtt_us > bbr_ratio(b->min_rtt_us,
-					    ERI_SIM_CC_BBR_QUEUE_GAIN)) {
-		u32 lo = min(b->inflight_lo, cwnd);
-
-		b->inflight_lo = max3(ERI_SIM_CC_BBR_MIN_CWND,
-				      bbr_bdp(b, ERI_SIM_CC_BBR_UNIT),
-				      bbr_ratio(lo, ERI_SIM_CC_BBR_QUEUE_BETA));
-		bbr_cut(cc, b);
-	}
-	b->round_min_rtt_us = BBR_NONE;
+	if (cruising &&
+	    b->queue_samples >= ERI_SIM_CC_BBR_QUEUE_SAMPLES)
+		bbr_check_queue(cc, b);
 	b->bw_latest = 0;
 	b->inflight_latest = 0;
 	b->round_lost = 0;
@@ -481,6 +502,7 @@ static void bbr_update_min_rtt(struct eri_sim_cc_bbr *b,
 		if (us < b->min_rtt_us || expired) {
 			b->min_rtt_us = us;
 			b->min_rtt_stamp_ns = ack->now_ns;
+			bbr_reset_queue(b);
 		}
 	}
 	if (expired && b->mode != ERI_SIM_CC_BBR_PROBE_RTT &&
@@ -552,9 +574,12 @@ static void bbr_on_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 	/* 4 */
 	bbr_ack_aggregation(cc, b, ack);
 	/* 5 */
-	if (ack->rtt_ns)
-		b->round_min_rtt_us = min_t(u64, b->round_min_rtt_us,
+	if (ack->rtt_ns && bbr_cruising(b)) {
+		b->queue_min_rtt_us = min_t(u64, b->queue_min_rtt_us,
 					    div_u64(ack->rtt_ns, NSEC_PER_USEC));
+		if (b->queue_samples < ERI_SIM_CC_BBR_QUEUE_SAMPLES)
+			b->queue_samples++;
+	}
 	b->round_lost = min_t(u64, (u64)b->round_lost + ack->lost, U32_MAX);
 	b->round_acked = min_t(u64, (u64)b->round_acked + ack->acked, U32_MAX);
 	if (ack->ce)

@@ -61,7 +61,8 @@
 #define ERI_SIM_CC_BBR_ACK_AGG_MAX_NS	(100ULL * 1000 * 1000)
 #define ERI_SIM_CC_BBR_QUANTA		3	/* send quanta in the window */
 #define ERI_SIM_CC_BBR_PROBE_UP_EXTRA	2	/* packets more in phase 0 */
-#define ERI_SIM_CC_BBR_QUEUE_GAIN	2048	/* round's least RTT: 2 min_rtt */
+#define ERI_SIM_CC_BBR_QUEUE_GAIN	2048	/* 2 min_rtt */
+#define ERI_SIM_CC_BBR_QUEUE_SAMPLES	16	/* RTT samples, while cruising */
 #define ERI_SIM_CC_BBR_QUEUE_BETA	870	/* 0.85 */
 #define ERI_SIM_CC_BBR_NONE		U32_MAX	/* no bound, no min_rtt */
 
@@ -93,7 +94,9 @@ enum eri_sim_cc_bbr_mode {
  * @round_lost: PSNs declared lost in the current round
  * @round_acked: PSNs delivered in the current round
  * @round_ce_acked: of those, delivered by ACKs that echoed CE
- * @round_min_rtt_us: the least RTT sample of the current round; NONE: none
+ * @queue_min_rtt_us: the least RTT sample taken while cruising since the
+ *	standing-queue check last ran, @min_rtt_us was taken or the model
+ *	was reset; NONE: none
  * @ecn_alpha: EWMA of the rounds' CE ratios, 1/1024
  * @extra_acked: ACK aggregation: PSNs acknowledged beyond the model's
  *	expectation, largest of each of two slots of ACK_AGG_ROUNDS rounds
@@ -107,6 +110,7 @@ enum eri_sim_cc_bbr_mode {
  * @full_bw_cnt: rounds in a row @max_bw grew by less than FULL_BW_GROWTH
  * @startup_ce_rounds: rounds in a row with a CE ratio above ECN_THRESH
  * @extra_slot: the current slot of @extra_acked
+ * @queue_samples: RTT samples in @queue_min_rtt_us, up to QUEUE_SAMPLES
  * @full_bw_reached: STARTUP ended
  * @round_start: this ACK started a round
  * @cut_in_round: a cut was counted in the current round
@@ -131,7 +135,7 @@ struct eri_sim_cc_bbr {
 	u32 round_lost;
 	u32 round_acked;
 	u32 round_ce_acked;
-	u32 round_min_rtt_us;
+	u32 queue_min_rtt_us;
 	u32 ecn_alpha;
 	u32 extra_acked[2];
 	u32 extra_acked_round;
@@ -144,6 +148,7 @@ struct eri_sim_cc_bbr {
 	u8 full_bw_cnt;
 	u8 startup_ce_rounds;
 	u8 extra_slot;
+	u8 queue_samples;
 	bool full_bw_reached;
 	bool round_start;
 	bool cut_in_round;

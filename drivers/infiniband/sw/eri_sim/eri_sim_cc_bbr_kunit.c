@@ -861,6 +861,61 @@ static void eri_sim_cc_bbr_test_probe_up_bound(struct kunit *test)
 			T_PROBE_FLIGHT * ERI_SIM_CC_BBR_BETA >> 10);
 }
 
+/*
+ * One ACK of one packet, T_PROBE_ACK_GAP after the last, with the RTT
+ * sample @rtt_us, for a flight of two packets: a round is two ACKs, as on
+ * a slow path.
+ */
+static void t_queue_ack(struct t_probe *t, u32 rtt_us)
+{
+	struct eri_sim_cc_ack ack = {
+		.acked = 1,
+		.inflight = 2,
+		.rtt_ns = rtt_us * T_US,
+		.rs = {
+			.prior_delivered = t->delivered - 1,
+			.delivered = 2,
+			.tx_in_flight = 2,
+		},
+	};
+
+	t->now += T_PROBE_ACK_GAP;
+	t->delivered++;
+	ack.now_ns = t->now;
+	eri_sim_cc_ack(&t->cc, &ack);
+}
+
+/*
+ * The cruising bound on a standing queue (eri.rst, step 6): a path that
+ * delays two packets of three by twice the base RTT (a second route) gives
+ * rounds of late samples alone, and no cut; a queue that delays every
+ * sample is bounded within QUEUE_SAMPLES samples and a round.
+ */
+static void eri_sim_cc_bbr_test_queue_bound(struct kunit *test)
+{
+	struct t_probe *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	const u32 late = 3 * T_PROBE_MIN_RTT_US;
+	struct eri_sim_cc_bbr *b;
+	u32 i, win;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	b = eri_sim_cc_bbr(&t->cc);
+	t_probe_init(t, ERI_SIM_CC_BBR_NONE);
+	b->phase = 2;
+	for (i = 0; i < 3 * ERI_SIM_CC_BBR_QUEUE_SAMPLES; i++)
+		t_queue_ack(t, i % 3 ? late : T_PROBE_MIN_RTT_US);
+	KUNIT_EXPECT_EQ(test, t->cc.cuts, 0ULL);
+	KUNIT_EXPECT_EQ(test, b->inflight_lo, ERI_SIM_CC_BBR_NONE);
+	win = eri_sim_cc_window(&t->cc);
+	for (i = 0; i < ERI_SIM_CC_BBR_QUEUE_SAMPLES + 2; i++)
+		t_queue_ack(t, late);
+	kunit_info(test, "window %u, then bound %u", win, b->inflight_lo);
+	KUNIT_EXPECT_GE(test, b->phase, 2);
+	KUNIT_EXPECT_EQ(test, t->cc.cuts, 1ULL);
+	KUNIT_EXPECT_LT(test, b->inflight_lo, win);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&t->cc), b->inflight_lo);
+}
+
 /* Seconds each on a kernel built with KASAN and lockdep. */
 static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_noisy_rtt),
@@ -869,6 +924,7 @@ static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_reorder_delay),
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_app_window),
 	KUNIT_CASE(eri_sim_cc_bbr_test_probe_up_bound),
+	KUNIT_CASE(eri_sim_cc_bbr_test_queue_bound),
 	{}
 };
 
