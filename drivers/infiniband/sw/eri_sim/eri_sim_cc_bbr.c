@@ -488,8 +488,12 @@ static void bbr_advance_phase(const struct eri_sim_cc *cc,
 				ack->now_ns);
 }
 
-/* Step 3 and PROBE_RTT: the base RTT, and draining to see it again. */
-static void bbr_update_min_rtt(struct eri_sim_cc_bbr *b,
+/*
+ * Step 3 and PROBE_RTT: the base RTT, and draining to see it again; the
+ * window it drains from comes back when it ends.
+ */
+static void bbr_update_min_rtt(const struct eri_sim_cc *cc,
+			       struct eri_sim_cc_bbr *b,
 			       const struct eri_sim_cc_ack *ack)
 {
 	bool expired = ack->now_ns - b->min_rtt_stamp_ns >
@@ -509,10 +513,12 @@ static void bbr_update_min_rtt(struct eri_sim_cc_bbr *b,
 	    b->min_rtt_us != BBR_NONE) {
 		b->mode = ERI_SIM_CC_BBR_PROBE_RTT;
 		b->probe_rtt_ns = 0;
+		b->probe_rtt_cwnd = cc->cwnd >> ERI_SIM_CC_FP_SHIFT;
 	}
 }
 
-static void bbr_check_probe_rtt(struct eri_sim_cc_bbr *b,
+static void bbr_check_probe_rtt(struct eri_sim_cc *cc,
+				struct eri_sim_cc_bbr *b,
 				const struct eri_sim_cc_ack *ack)
 {
 	u32 floor = max_t(u32, ERI_SIM_CC_BBR_MIN_CWND,
@@ -534,6 +540,15 @@ static void bbr_check_probe_rtt(struct eri_sim_cc_bbr *b,
 		return;
 	b->min_rtt_stamp_ns = ack->now_ns;
 	b->probe_rtt_ns = 0;
+	/*
+	 * The window comes back, and the loss model's bounds go: losses or
+	 * marks of the flight before the drain may have set them from the
+	 * drained window (BBRv3).
+	 */
+	cc->cwnd = max_t(u32, cc->cwnd,
+			 b->probe_rtt_cwnd << ERI_SIM_CC_FP_SHIFT);
+	b->bw_lo = BBR_NONE;
+	b->inflight_lo = BBR_NONE;
 	if (b->full_bw_reached)
 		bbr_enter_probe_bw(b, ack->now_ns);
 	else
@@ -570,7 +585,7 @@ static void bbr_on_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 		b->inflight_latest = max(b->inflight_latest, rs->delivered);
 	}
 	/* 3 */
-	bbr_update_min_rtt(b, ack);
+	bbr_update_min_rtt(cc, b, ack);
 	/* 4 */
 	bbr_ack_aggregation(cc, b, ack);
 	/* 5 */
@@ -596,7 +611,7 @@ static void bbr_on_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 	    ack->inflight <= bbr_bdp(b, ERI_SIM_CC_BBR_UNIT))
 		bbr_enter_probe_bw(b, ack->now_ns);
 	bbr_advance_phase(cc, b, ack);
-	bbr_check_probe_rtt(b, ack);
+	bbr_check_probe_rtt(cc, b, ack);
 	/* 9 */
 	bbr_set_cwnd(cc, b, ack->acked);
 	bbr_set_pacing(cc, b);

@@ -104,6 +104,7 @@ enum eri_sim_cc_bbr_mode {
  * @ack_epoch_acked: PSNs acknowledged in the epoch
  * @rto_streak: timeouts since the last delivery
  * @probe_rtt_round: the round PROBE_RTT's timing started in
+ * @probe_rtt_cwnd: the window, in packets, when PROBE_RTT started
  * @seed: the QP's seed, for PROBE_BW's first phase
  * @mode: enum eri_sim_cc_bbr_mode
  * @phase: PROBE_BW's phase, index into the cycle of gains
@@ -142,6 +143,7 @@ struct eri_sim_cc_bbr {
 	u32 ack_epoch_acked;
 	u32 rto_streak;
 	u32 probe_rtt_round;
+	u32 probe_rtt_cwnd;
 	u32 seed;
 	u8 mode;
 	u8 phase;

@@ -916,6 +916,42 @@ static void eri_sim_cc_bbr_test_queue_bound(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&t->cc), b->inflight_lo);
 }
 
+/*
+ * PROBE_RTT (eri.rst, step 8): once min_rtt is older than MIN_RTT_WIN_NS
+ * the window drops to max(4, BDP / 2) for PROBE_RTT_NS and a round, then
+ * comes back to what it was, as in Linux's BBR: not a slow start from
+ * there, which on a long path costs more than the probe.  A lower bound
+ * that a loss set meanwhile from the drained window goes with it.
+ */
+static void eri_sim_cc_bbr_test_probe_rtt(struct kunit *test)
+{
+	struct t_probe *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct eri_sim_cc_bbr *b;
+	u32 i, win;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	b = eri_sim_cc_bbr(&t->cc);
+	t_probe_init(t, ERI_SIM_CC_BBR_NONE);
+	b->phase = 2;
+	win = eri_sim_cc_window(&t->cc);
+	t->now += ERI_SIM_CC_BBR_MIN_RTT_WIN_NS;
+	t_queue_ack(t, T_PROBE_MIN_RTT_US);
+	KUNIT_EXPECT_EQ(test, b->mode, ERI_SIM_CC_BBR_PROBE_RTT);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&t->cc), T_PROBE_BDP / 2);
+	b->inflight_lo = T_PROBE_BDP / 2;
+	b->bw_lo = minmax_get(&b->max_bw) / 2;
+	for (i = 0; i < 1000 && b->mode == ERI_SIM_CC_BBR_PROBE_RTT; i++)
+		t_queue_ack(t, T_PROBE_MIN_RTT_US);
+	kunit_info(test, "PROBE_RTT for %u ACKs, window %u, then %u", i, win,
+		   eri_sim_cc_window(&t->cc));
+	KUNIT_EXPECT_GE(test, (u64)i * T_PROBE_ACK_GAP,
+			ERI_SIM_CC_BBR_PROBE_RTT_NS);
+	KUNIT_EXPECT_EQ(test, b->mode, ERI_SIM_CC_BBR_PROBE_BW);
+	KUNIT_EXPECT_GE(test, eri_sim_cc_window(&t->cc), win);
+	KUNIT_EXPECT_EQ(test, b->inflight_lo, ERI_SIM_CC_BBR_NONE);
+	KUNIT_EXPECT_EQ(test, b->bw_lo, ERI_SIM_CC_BBR_NONE);
+}
+
 /* Seconds each on a kernel built with KASAN and lockdep. */
 static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_noisy_rtt),
@@ -925,6 +961,7 @@ static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_app_window),
 	KUNIT_CASE(eri_sim_cc_bbr_test_probe_up_bound),
 	KUNIT_CASE(eri_sim_cc_bbr_test_queue_bound),
+	KUNIT_CASE(eri_sim_cc_bbr_test_probe_rtt),
 	{}
 };
 
