@@ -3,7 +3,7 @@
  * eri_sim congestion control: a model-based sender in the manner of BBR
  * (Cardwell et al., ACM Queue 2016; draft-ietf-ccwg-bbr), counted in
  * packets.  It models the path by the largest delivery rate of the last
- * rounds and the smallest RTT of the last 10 s; it paces at that rate times
+ * rounds and the smallest RTT of the last 5 s; it paces at that rate times
  * a gain that averages 1 over a cycle and bounds what is in flight by twice
  * their product plus the ACK aggregation it measured and three send quanta.
  * Losses beyond 2% of a probing flight and ECN marks bound what is in
