@@ -838,22 +838,23 @@ static void t_probe_init(struct t_probe *t, u32 hi)
 
 /*
  * One ACK of one packet, T_PROBE_ACK_GAP after the last, for a packet sent
- * with T_PROBE_FLIGHT in flight, as many delivered since (a round is
- * T_PROBE_FLIGHT ACKs), and leaving as many: always 1.25 BDP, a
- * window-limited flow whose RTT the queue inflates.  @lost packets declared
- * lost with it.
+ * with @flight in flight, as many delivered since (a round is @flight
+ * ACKs), and leaving as many; @lost packets declared lost with it; an RTT
+ * sample of @rtt_us (0: none).  With T_PROBE_FLIGHT: always 1.25 BDP, a
+ * window-limited flow whose RTT the queue inflates.
  */
-static void t_probe_ack(struct t_probe *t, u32 lost)
+static void t_probe_ack(struct t_probe *t, u32 flight, u32 lost, u32 rtt_us)
 {
 	struct eri_sim_cc_ack ack = {
 		.acked = 1,
 		.lost = lost,
-		.inflight = T_PROBE_FLIGHT,
+		.inflight = flight,
+		.rtt_ns = rtt_us * T_US,
 		.rs = {
-			.prior_delivered = t->delivered + 1 - T_PROBE_FLIGHT,
-			.delivered = T_PROBE_FLIGHT,
+			.prior_delivered = t->delivered + 1 - flight,
+			.delivered = flight,
 			.lost = lost,
-			.tx_in_flight = T_PROBE_FLIGHT,
+			.tx_in_flight = flight,
 		},
 	};
 
@@ -881,12 +882,12 @@ static void eri_sim_cc_bbr_test_probe_up_bound(struct kunit *test)
 	/* No bound: the phase ends within its first round. */
 	t_probe_init(t, ERI_SIM_CC_BBR_NONE);
 	for (i = 0; i < T_PROBE_FLIGHT; i++)
-		t_probe_ack(t, 0);
+		t_probe_ack(t, T_PROBE_FLIGHT, 0, 0);
 	KUNIT_EXPECT_NE(test, b->phase, 0);
 	/* A bound of 21 packets: four rounds later still probing, raised. */
 	t_probe_init(t, hi);
 	for (i = 0; i < 4 * T_PROBE_FLIGHT; i++)
-		t_probe_ack(t, 0);
+		t_probe_ack(t, T_PROBE_FLIGHT, 0, 0);
 	KUNIT_EXPECT_EQ(test, b->phase, 0);
 	KUNIT_EXPECT_GE(test, b->inflight_hi, hi + 1 + 2 + 4);
 	/* The window follows, an ACK at a time. */
@@ -894,34 +895,25 @@ static void eri_sim_cc_bbr_test_probe_up_bound(struct kunit *test)
 	kunit_info(test, "inflight_hi %u after 4 rounds from %u", b->inflight_hi,
 		   hi);
 	/* Losses beyond 2% of the flight end it and cut the bound. */
-	t_probe_ack(t, 5);
+	t_probe_ack(t, T_PROBE_FLIGHT, 5, 0);
 	KUNIT_EXPECT_EQ(test, b->phase, 1);
 	KUNIT_EXPECT_EQ(test, b->inflight_hi,
 			T_PROBE_FLIGHT * ERI_SIM_CC_BBR_BETA >> 10);
 }
 
-/*
- * One ACK of one packet, T_PROBE_ACK_GAP after the last, with the RTT
- * sample @rtt_us, for a flight of two packets: a round is two ACKs, as on
- * a slow path.
- */
-static void t_queue_ack(struct t_probe *t, u32 rtt_us)
-{
-	struct eri_sim_cc_ack ack = {
-		.acked = 1,
-		.inflight = 2,
-		.rtt_ns = rtt_us * T_US,
-		.rs = {
-			.prior_delivered = t->delivered - 1,
-			.delivered = 2,
-			.tx_in_flight = 2,
-		},
-	};
+/* A flight of two packets: a round is two ACKs, as on a slow path. */
+#define T_SLOW_FLIGHT	2
 
-	t->now += T_PROBE_ACK_GAP;
-	t->delivered++;
-	ack.now_ns = t->now;
-	eri_sim_cc_ack(&t->cc, &ack);
+/* A QP of t_probe_init()'s model without a bound, cruising (phase 2). */
+static struct t_probe *t_probe_cruising(struct kunit *test)
+{
+	struct t_probe *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return NULL;
+	t_probe_init(t, ERI_SIM_CC_BBR_NONE);
+	eri_sim_cc_bbr(&t->cc)->phase = 2;
+	return t;
 }
 
 /*
@@ -932,22 +924,21 @@ static void t_queue_ack(struct t_probe *t, u32 rtt_us)
  */
 static void eri_sim_cc_bbr_test_queue_bound(struct kunit *test)
 {
-	struct t_probe *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct t_probe *t = t_probe_cruising(test);
 	const u32 late = 3 * T_PROBE_MIN_RTT_US;
 	struct eri_sim_cc_bbr *b;
 	u32 i, win;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	b = eri_sim_cc_bbr(&t->cc);
-	t_probe_init(t, ERI_SIM_CC_BBR_NONE);
-	b->phase = 2;
 	for (i = 0; i < 3 * ERI_SIM_CC_BBR_QUEUE_SAMPLES; i++)
-		t_queue_ack(t, i % 3 ? late : T_PROBE_MIN_RTT_US);
+		t_probe_ack(t, T_SLOW_FLIGHT, 0,
+			    i % 3 ? late : T_PROBE_MIN_RTT_US);
 	KUNIT_EXPECT_EQ(test, t->cc.cuts, 0ULL);
 	KUNIT_EXPECT_EQ(test, b->inflight_lo, ERI_SIM_CC_BBR_NONE);
 	win = eri_sim_cc_window(&t->cc);
 	for (i = 0; i < ERI_SIM_CC_BBR_QUEUE_SAMPLES + 2; i++)
-		t_queue_ack(t, late);
+		t_probe_ack(t, T_SLOW_FLIGHT, 0, late);
 	kunit_info(test, "window %u, then bound %u", win, b->inflight_lo);
 	KUNIT_EXPECT_GE(test, b->phase, 2);
 	KUNIT_EXPECT_EQ(test, t->cc.cuts, 1ULL);
@@ -964,23 +955,21 @@ static void eri_sim_cc_bbr_test_queue_bound(struct kunit *test)
  */
 static void eri_sim_cc_bbr_test_probe_rtt(struct kunit *test)
 {
-	struct t_probe *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct t_probe *t = t_probe_cruising(test);
 	struct eri_sim_cc_bbr *b;
 	u32 i, win;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	b = eri_sim_cc_bbr(&t->cc);
-	t_probe_init(t, ERI_SIM_CC_BBR_NONE);
-	b->phase = 2;
 	win = eri_sim_cc_window(&t->cc);
 	t->now += ERI_SIM_CC_BBR_MIN_RTT_WIN_NS;
-	t_queue_ack(t, T_PROBE_MIN_RTT_US);
+	t_probe_ack(t, T_SLOW_FLIGHT, 0, T_PROBE_MIN_RTT_US);
 	KUNIT_EXPECT_EQ(test, b->mode, ERI_SIM_CC_BBR_PROBE_RTT);
 	KUNIT_EXPECT_EQ(test, eri_sim_cc_window(&t->cc), T_PROBE_BDP / 2);
 	b->inflight_lo = T_PROBE_BDP / 2;
 	b->bw_lo = minmax_get(&b->max_bw) / 2;
 	for (i = 0; i < 1000 && b->mode == ERI_SIM_CC_BBR_PROBE_RTT; i++)
-		t_queue_ack(t, T_PROBE_MIN_RTT_US);
+		t_probe_ack(t, T_SLOW_FLIGHT, 0, T_PROBE_MIN_RTT_US);
 	kunit_info(test, "PROBE_RTT for %u ACKs, window %u, then %u", i, win,
 		   eri_sim_cc_window(&t->cc));
 	KUNIT_EXPECT_GE(test, (u64)i * T_PROBE_ACK_GAP,
