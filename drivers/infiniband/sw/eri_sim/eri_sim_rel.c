@@ -196,6 +196,8 @@ static void eri_sim_sb_snap(struct eri_sim_sb *sb, u32 psn, u64 now_ns)
 		s->tag |= ERI_SIM_SNAP_APP_LIMITED;
 	if (r->ambiguous)
 		s->tag |= ERI_SIM_SNAP_AMBIGUOUS;
+	if (r->early)
+		s->tag |= ERI_SIM_SNAP_EARLY;
 	s->delivered = (u32)r->delivered;
 	s->lost = (u32)r->lost_total;
 	s->tx_in_flight = eri_sim_sb_pipe(sb);
@@ -457,6 +459,20 @@ void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe)
 	sb->rate.app_limited_until = max(sb->rate.delivered + pipe, 1ULL);
 }
 
+/**
+ * eri_sim_sb_early - whether the PSNs sent from now on leave ahead of pacing
+ * @sb: the scoreboard
+ * @early: the sender makes up time a late host took from its schedule
+ *
+ * Their ACKs come as fast as the burst left or the path drains it, not at
+ * the rate the sender paced at: their snapshots give the counts and no
+ * rate, so that a burst cannot raise the modelled bandwidth.
+ */
+void eri_sim_sb_early(struct eri_sim_sb *sb, bool early)
+{
+	sb->rate.early = early;
+}
+
 /*
  * The PSNs @rs's rate spans: its own delivered PSNs, or, when they are fewer
  * than ERI_SIM_RATE_MIN_PKTS, those since the snapshot of the PSN sent that
@@ -538,7 +554,7 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 				eri_sim_snap_ack_ns(s, r->newest_sent_ns,
 						    now_ns));
 	r->first_tx_ns = r->newest_sent_ns;
-	if (s->tag & ERI_SIM_SNAP_AMBIGUOUS)
+	if (s->tag & (ERI_SIM_SNAP_AMBIGUOUS | ERI_SIM_SNAP_EARLY))
 		return;
 	span = eri_sim_rate_span(sb, now_ns, rs);
 	us = div_u64(rs->interval_ns, NSEC_PER_USEC);

@@ -84,19 +84,20 @@ static_assert(ERI_SIM_RATE_MIN_PKTS < ERI_SIM_RATE_SNAPS);
 
 /*
  * &eri_sim_rate_snap.tag: the PSN, a snapshot was taken, the sender idled,
- * a timeout's resent PSNs were in flight.
+ * a timeout's resent PSNs were in flight, the sender made up lost time.
  */
 #define ERI_SIM_SNAP_PSN	ERI_PSN_MASK
 #define ERI_SIM_SNAP_VALID	BIT(24)
 #define ERI_SIM_SNAP_APP_LIMITED BIT(25)
 #define ERI_SIM_SNAP_AMBIGUOUS	BIT(26)
+#define ERI_SIM_SNAP_EARLY	BIT(27)
 
 /**
  * struct eri_sim_rate_snap - the delivery state when a PSN was last sent
  * @tag: the PSN | ERI_SIM_SNAP_VALID, | ERI_SIM_SNAP_APP_LIMITED when it
  *	was sent while application limited, | ERI_SIM_SNAP_AMBIGUOUS when it
- *	was sent while &eri_sim_rate.ambiguous; a later PSN of the same slot
- *	overwrites it
+ *	was sent while &eri_sim_rate.ambiguous, | ERI_SIM_SNAP_EARLY while
+ *	&eri_sim_rate.early; a later PSN of the same slot overwrites it
  * @delivered: low 32 bits of &eri_sim_rate.delivered
  * @lost: low 32 bits of &eri_sim_rate.lost_total
  * @tx_in_flight: the pipe after it was sent
@@ -141,6 +142,8 @@ static_assert(sizeof(struct eri_sim_rate_snap) == 24);
  *	rates: the first copies' ACKs, arriving in a burst after a stall,
  *	would count as delivered within an interval that starts at a
  *	resending)
+ * @early: PSNs leave ahead of the pacing rate, making up time a late host
+ *	took (eri_sim_sb_early()): their snapshots give the counts and no rate
  * @snap: the snapshots
  */
 struct eri_sim_rate {
@@ -155,6 +158,7 @@ struct eri_sim_rate {
 	bool newest;
 	u32 ambiguous_nxt;
 	bool ambiguous;
+	bool early;
 	struct eri_sim_rate_snap snap[ERI_SIM_RATE_SNAPS];
 };
 
@@ -202,6 +206,7 @@ bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);
 void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe);
+void eri_sim_sb_early(struct eri_sim_sb *sb, bool early);
 void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 			    u64 min_rtt_ns, struct eri_sim_cc_rs *rs);
 u64 eri_sim_rto_backoff(u64 rto_ns, u32 backoff, u64 min_ns, u64 max_ns);

@@ -481,6 +481,38 @@ static void eri_sim_rel_test_ambiguous_rate(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, rs.valid);
 }
 
+/*
+ * PSNs sent ahead of pacing, making up time a late host took, give counts
+ * but no rate: their burst would raise the modelled bandwidth.
+ */
+static void eri_sim_rel_test_early_rate(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	struct eri_sim_cc_rs rs;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	/* 0..3 sent 10 us apart; 0 and 1 delivered: a rate. */
+	t_sb_send(sb, 0, 4, 0);
+	t_ack_rate(sb, 2, T_MS, &rs);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+	/* 4 and 5 leave early, 6 on time again. */
+	eri_sim_sb_early(sb, true);
+	eri_sim_sb_sent(sb, 4, false, 2 * T_MS);
+	eri_sim_sb_sent(sb, 5, false, 2 * T_MS);
+	eri_sim_sb_early(sb, false);
+	eri_sim_sb_sent(sb, 6, false, 3 * T_MS);
+	/* 2 and 3 were sent on time: a rate. */
+	t_ack_rate(sb, 4, 3 * T_MS, &rs);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+	/* 4 and 5: counted (2 to 5 since 5 left), no rate. */
+	t_ack_rate(sb, 6, 3 * T_MS + 100 * T_US, &rs);
+	KUNIT_EXPECT_EQ(test, rs.delivered, 4U);
+	KUNIT_EXPECT_FALSE(test, rs.valid);
+	KUNIT_EXPECT_EQ(test, rs.bw, 0U);
+	t_ack_rate(sb, 7, 4 * T_MS, &rs);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+}
+
 static void eri_sim_rel_test_rto(struct kunit *test)
 {
 	u64 min = T_MS, max = 67 * T_MS;
@@ -580,6 +612,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
 	KUNIT_CASE(eri_sim_rel_test_unlose),
 	KUNIT_CASE(eri_sim_rel_test_ambiguous_rate),
+	KUNIT_CASE(eri_sim_rel_test_early_rate),
 	KUNIT_CASE(eri_sim_rel_test_rto),
 	KUNIT_CASE(eri_sim_rel_test_retry_budget),
 	KUNIT_CASE(eri_sim_rel_test_ares),
