@@ -575,21 +575,50 @@ u32 eri_sim_cc_quantum(const struct eri_sim_cc *cc)
  * full packets at the rate), so after idling its next quantum may follow
  * at once; a window of one packet or less gets none, since pacing is what
  * enforces it.
+ *
+ * Time owed (eri_sim_cc_owe()) shortens the step by up to half.
+ *
+ * Return: how much later than their time they left beyond the credit (ns):
+ * time the QP did not send at its pacing rate.  That is idling, or, for a
+ * QP that was waiting for its time, a host that ran it late.  0 for a QP
+ * not paced.
  */
-void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes)
+u64 eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes)
 {
-	u64 gap, credit = 0, base;
+	u64 gap, credit = 0, base, repay, late;
 
 	if (!cc->pacing_rate)
-		return;
+		return 0;
 	gap = div64_u64((u64)max(bytes, 1U) * NSEC_PER_SEC, cc->pacing_rate);
 	/* No overflow: quantum * wire < 2^24. */
 	if (cc->cwnd > ERI_SIM_CC_ONE)
 		credit = div64_u64((u64)cc->quantum * cc->wire * NSEC_PER_SEC,
 				   cc->pacing_rate);
 	base = now_ns > credit ? now_ns - credit : 0;
-	base = max(base, cc->next_send_ns);
-	cc->next_send_ns = base + gap;
+	late = base > cc->next_send_ns ? base - cc->next_send_ns : 0;
+	/* Time owed goes at up to twice the rate. */
+	repay = min(gap / 2, cc->pace_debt_ns);
+	cc->pace_debt_ns -= repay;
+	cc->next_send_ns = max(base, cc->next_send_ns) + gap - repay;
+	return late;
+}
+
+/**
+ * eri_sim_cc_owe() - a host that ran the QP late took sending time from it
+ * @cc: the state, under qp->lock
+ * @ns: what eri_sim_cc_sent() reported for a release that waited for its
+ *	time
+ *
+ * The time is made up by the releases that follow, each at most half its
+ * own time earlier, so at up to twice the pacing rate: a queue that the
+ * stall drained is filled again, and a path that stalls often keeps one
+ * of about a stall (eri.rst, "Pacing a late host").  At most the smoothed
+ * RTT (1 ms before the first sample) is owed.
+ */
+void eri_sim_cc_owe(struct eri_sim_cc *cc, u64 ns)
+{
+	cc->pace_debt_ns = min(cc->pace_debt_ns + ns,
+			       max_t(u64, cc->srtt_ns, NSEC_PER_MSEC));
 }
 
 /**

@@ -84,6 +84,8 @@ struct eri_sim_cc_wmin {
  * @pacing_rate: bytes per second on the wire, headers included; 0: not
  *	paced
  * @next_send_ns: earliest departure of the next packet
+ * @pace_debt_ns: sending time a late host took from the QP and not yet
+ *	made up (eri_sim_cc_owe()), at most @srtt_ns
  * @srtt_ns: smoothed RTT (RFC 6298, in ns, shared by the algorithms); 0
  *	before the first sample
  * @rttvar_ns: RTT variation (RFC 6298, in ns)
@@ -117,6 +119,7 @@ struct eri_sim_cc {
 	u32 quantum;
 	u64 pacing_rate;
 	u64 next_send_ns;
+	u64 pace_debt_ns;
 	u64 srtt_ns;
 	u64 rttvar_ns;
 	u64 min_rtt_ns;
@@ -260,7 +263,8 @@ void eri_sim_cc_keep(struct eri_sim_cc *cc);
 u32 eri_sim_cc_window(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_next_send_ns(const struct eri_sim_cc *cc);
 u32 eri_sim_cc_quantum(const struct eri_sim_cc *cc);
-void eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes);
+u64 eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes);
+void eri_sim_cc_owe(struct eri_sim_cc *cc, u64 ns);
 u64 eri_sim_cc_srtt_ns(const struct eri_sim_cc *cc);
 u64 eri_sim_cc_rto_ns(const struct eri_sim_cc *cc, u64 min_ns, u64 max_ns);
 const char *eri_sim_cc_mode(const struct eri_sim_cc *cc);

@@ -708,6 +708,53 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 }
 
 /*
+ * A release later than its time by more than the credit reports what the
+ * credit does not cover; time owed then goes at up to twice the rate, at
+ * most srtt of it (1 ms before a sample).
+ */
+static void eri_sim_cc_test_pacing_late(struct kunit *test)
+{
+	struct eri_sim_cc cc;
+	u64 t = 10 * NSEC_PER_SEC, ms = NSEC_PER_MSEC;
+
+	eri_sim_cc_init(&cc, NULL, T_MTU, T_HDRS, 0, 1);
+	/* A packet per ms, two a quantum: the credit is 2 ms. */
+	cc.pacing_rate = (u64)T_WIRE * 1000;
+	cc.quantum = 2;
+	eri_sim_cc_sent(&cc, t, 2 * T_WIRE);
+	t = eri_sim_cc_next_send_ns(&cc);
+	/* On time, and late by the credit: nothing reported. */
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_sent(&cc, t, 2 * T_WIRE), 0ULL);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + 2 * ms);
+	t += 4 * ms;
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_sent(&cc, t, 2 * T_WIRE), 0ULL);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t);
+	/* 3 ms later than the credit covers. */
+	t += 5 * ms;
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_sent(&cc, t, 2 * T_WIRE), 3 * ms);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t);
+	/* Owed: half of each gap until it is made up. */
+	eri_sim_cc_owe(&cc, 3 * ms);
+	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 1 * ms);
+	cc.srtt_ns = 10 * ms;
+	eri_sim_cc_owe(&cc, 2 * ms);
+	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 3 * ms);
+	eri_sim_cc_sent(&cc, t, 2 * T_WIRE);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + 1 * ms);
+	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 2 * ms);
+	t += ms;
+	eri_sim_cc_sent(&cc, t, 2 * T_WIRE);
+	eri_sim_cc_sent(&cc, t + ms, 2 * T_WIRE);
+	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 0ULL);
+	t += 2 * ms;
+	eri_sim_cc_sent(&cc, t, 2 * T_WIRE);
+	KUNIT_EXPECT_EQ(test, eri_sim_cc_next_send_ns(&cc), t + 2 * ms);
+	/* At most srtt owed. */
+	eri_sim_cc_owe(&cc, 100 * ms);
+	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 10 * ms);
+}
+
+/*
  * The standing delay: with one early sample in each RTT (reordering over a
  * delayed path), Swift neither cuts nor starves; once every sample of an RTT
  * is late, it cuts.
@@ -1291,6 +1338,7 @@ static struct kunit_case eri_sim_cc_test_cases[] = {
 	KUNIT_CASE(eri_sim_cc_test_swift_timeout),
 	KUNIT_CASE(eri_sim_cc_test_undo),
 	KUNIT_CASE(eri_sim_cc_test_swift_pacing),
+	KUNIT_CASE(eri_sim_cc_test_pacing_late),
 	KUNIT_CASE(eri_sim_cc_test_swift_standing),
 	KUNIT_CASE(eri_sim_cc_test_quantum),
 	KUNIT_CASE(eri_sim_cc_test_dcqcn_cut),

@@ -369,6 +369,7 @@ struct eri_sim_qp {
 	/* Sent since the last pacing step: PSNs, and bytes on the wire. */
 	u32 pace_pkts;
 	u32 pace_bytes;
+	bool pace_wait;		/* the last run ended waiting for its time */
 	/*
 	 * The route device's gso_max_segs (within ERI_SIM_GSO_MAX_SEGS), as
 	 * eri_sim_pkt_max_segs() last found it; 1 until it has.

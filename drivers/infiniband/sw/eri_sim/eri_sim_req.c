@@ -69,6 +69,7 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->deadline = KTIME_MAX;
 	qp->pace_pkts = 0;
 	qp->pace_bytes = 0;
+	qp->pace_wait = false;
 	qp->sq_poll_until_ns = 0;
 	qp->sq_poll_window_ns = ERI_SIM_SQ_POLL_WINDOW_NS;
 	qp->sq_streak = 0;
@@ -116,13 +117,32 @@ static void eri_sim_req_count_locked(struct eri_sim_qp *qp, u32 psns,
 	qp->pace_bytes += bytes;
 }
 
-/* The release is over: one pacing step for what it sent. */
+/*
+ * The release is over: one pacing step for what it sent.  A release that
+ * waited for its time and left later than the pacer's credit covers was
+ * held by the host (a descheduled vCPU, softirqs behind a busy task): the
+ * PSNs in flight then sample the host's rate, not the path's, and are
+ * marked as when the send queue runs dry, so that they cannot lower the
+ * bandwidth the congestion control models; and the time is owed, made up
+ * by releases ahead of the rate, whose PSNs give no rate either.
+ */
 static void eri_sim_req_paced_locked(struct eri_sim_qp *qp, u64 now)
 {
+	u64 slipped;
+	bool early;
+
 	lockdep_assert_held(&qp->lock);
 	if (!qp->pace_pkts)
 		return;
-	eri_sim_cc_sent(&qp->cc, now, qp->pace_bytes);
+	early = qp->cc.pace_debt_ns != 0;
+	slipped = eri_sim_cc_sent(&qp->cc, now, qp->pace_bytes);
+	if (slipped && qp->pace_wait) {
+		eri_sim_sb_app_limited(qp->sb, eri_sim_sb_pipe(qp->sb));
+		eri_sim_cc_owe(&qp->cc, slipped);
+		early = true;
+	}
+	eri_sim_sb_early(qp->sb, early);
+	qp->pace_wait = false;
 	qp->pace_pkts = 0;
 	qp->pace_bytes = 0;
 }
@@ -1022,8 +1042,11 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 		u32 psn;
 		int ret;
 
-		if (pipe >= win)
+		if (pipe >= win) {
+			/* The window, not pacing, holds it now. */
+			qp->pace_wait = false;
 			break;
+		}
 		if (qp->pace_pkts >= quantum) {
 			u64 next;
 
@@ -1041,6 +1064,7 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 					hrtimer_start(&qp->pace_timer,
 						      ns_to_ktime(next - now),
 						      HRTIMER_MODE_REL_SOFT);
+				qp->pace_wait = true;
 				break;
 			}
 			quantum = eri_sim_req_quantum(qp);
