@@ -440,20 +440,32 @@ static void t_ack_rate(struct eri_sim_sb *sb, u32 ack_psn, u64 now_ns,
 }
 
 /*
+ * A scoreboard with @n PSNs from 0 sent 10 us apart, 0 and 1 delivered at
+ * 1 ms: a rate.
+ */
+static struct eri_sim_sb *t_sb_sampled(struct kunit *test, u32 n)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	struct eri_sim_cc_rs rs;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	t_sb_send(sb, 0, n, 0);
+	t_ack_rate(sb, 2, T_MS, &rs);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+	return sb;
+}
+
+/*
  * Karn's rule for delivery rates: between a timeout and the delivery of
  * every PSN sent before it, whose copy an ACK delivers is unknown, and the
  * snapshots taken meanwhile give counts but no rate.
  */
 static void eri_sim_rel_test_ambiguous_rate(struct kunit *test)
 {
-	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	/* 0..7 sent, 0 and 1 delivered: a rate. */
+	struct eri_sim_sb *sb = t_sb_sampled(test, 8);
 	struct eri_sim_cc_rs rs;
 
-	KUNIT_ASSERT_NOT_NULL(test, sb);
-	/* 0..7 sent 10 us apart; 0 and 1 delivered: a rate. */
-	t_sb_send(sb, 0, 8, 0);
-	t_ack_rate(sb, 2, T_MS, &rs);
-	KUNIT_EXPECT_TRUE(test, rs.valid);
 	/* A timeout at 5 ms: 2..7 lost, 2 sent again. */
 	KUNIT_EXPECT_EQ(test, eri_sim_sb_lose_all(sb), 6U);
 	eri_sim_sb_sent(sb, 2, false, 5 * T_MS);
@@ -487,14 +499,10 @@ static void eri_sim_rel_test_ambiguous_rate(struct kunit *test)
  */
 static void eri_sim_rel_test_early_rate(struct kunit *test)
 {
-	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	/* 0..3 sent, 0 and 1 delivered: a rate. */
+	struct eri_sim_sb *sb = t_sb_sampled(test, 4);
 	struct eri_sim_cc_rs rs;
 
-	KUNIT_ASSERT_NOT_NULL(test, sb);
-	/* 0..3 sent 10 us apart; 0 and 1 delivered: a rate. */
-	t_sb_send(sb, 0, 4, 0);
-	t_ack_rate(sb, 2, T_MS, &rs);
-	KUNIT_EXPECT_TRUE(test, rs.valid);
 	/* 4 and 5 leave early, 6 on time again. */
 	eri_sim_sb_early(sb, true);
 	eri_sim_sb_sent(sb, 4, false, 2 * T_MS);
