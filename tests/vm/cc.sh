@@ -29,8 +29,8 @@
 #      algorithm cut its window, nothing dropped, the mean RTT within
 #      $ECN_RTT_US us of the base;
 #   6. no bottleneck (the unlimited veth): the algorithm's throughput at
-#      least 0.9x fixed's, four runs of each in the order ABBA BAAB, the
-#      two best of each compared.
+#      least 0.9x fixed's, six runs of each in the order ABBA BAAB ABBA,
+#      the three best of each compared.
 #
 #   tests/vm/cc.sh [ALGO]   the algorithm under test (default: the devices'
 #                           default, bbr)
@@ -271,23 +271,26 @@ netem
 
 # ------------------------------------------------------------------ free
 # No bottleneck: the CPU limits; fixed and the algorithm alternate, with
-# the veth's super-packets back.  In the order ABBA BAAB: a host that slows
-# down (or speeds up) steadily through the runs, as a shared one does,
-# weighs on both alike.  And the two best runs of each: a host's stall of
-# a few seconds only lowers the runs it falls in (one run of 130-160 MB/s
-# among runs of 200-230, of either algorithm), and two of four runs of one
-# algorithm took 0.85x on the sums of all four; an algorithm that moves
-# less lowers every run.
+# the veth's super-packets back.  In the order ABBA BAAB ABBA: a host that
+# slows down (or speeds up) steadily through the runs, as a shared one
+# does, weighs on both alike.  And the three best runs of each: a host's
+# stall of a few seconds only lowers the runs it falls in (one run of
+# 130-160 MB/s among runs of 200-230, of either algorithm), and two of
+# four runs of one algorithm took 0.85x on the sums of all four, and
+# 0.885x on the two best of four (2026-12-06; sixteen runs a boot then
+# gave bbr 0.98-1.05x fixed's means); an algorithm that moves less lowers
+# every run.
 
-# best2 VALUES: the sum of the two largest.
-best2() {
-	printf '%s\n' "$@" | LC_ALL=C sort -rn | head -n 2 |
+# best3 VALUES: the sum of the three largest.
+best3() {
+	printf '%s\n' "$@" | LC_ALL=C sort -rn | head -n 3 |
 		awk '{ s += $1 } END { print s + 0 }'
 }
 
 check "buffers of many packets on the veth" segs 65535
 runs_fixed=() runs_algo=()
-for a in fixed "$algo" "$algo" fixed "$algo" fixed fixed "$algo"; do
+for a in fixed "$algo" "$algo" fixed "$algo" fixed fixed "$algo" \
+	fixed "$algo" "$algo" fixed; do
 	set_algo "$a"
 	bw_start 1 "$FREE_SECS"
 	wait
@@ -300,18 +303,18 @@ for a in fixed "$algo" "$algo" fixed "$algo" fixed fixed "$algo"; do
 	fi
 done
 set_algo "$algo"
-sum_fixed=$(best2 "${runs_fixed[@]}")
-sum_algo=$(best2 "${runs_algo[@]}")
-# The best two leave two runs out: none of them may have failed.
-check "unlimited link: all 8 runs moved data (${runs_fixed[*]}; ${runs_algo[*]})" \
+sum_fixed=$(best3 "${runs_fixed[@]}")
+sum_algo=$(best3 "${runs_algo[@]}")
+# The best three leave three runs out: none of them may have failed.
+check "unlimited link: all 12 runs moved data (${runs_fixed[*]}; ${runs_algo[*]})" \
 	awk -v r="${runs_fixed[*]} ${runs_algo[*]}" 'BEGIN {
 		n = split(r, v, " ")
 		for (i = 1; i <= n; i++)
 			if (v[i] <= 0)
 				exit 1
-		exit n != 8
+		exit n != 12
 	}'
-check "unlimited link: $algo's two best runs >= 0.9x fixed's ($sum_algo / $sum_fixed MB/s)" \
+check "unlimited link: $algo's three best runs >= 0.9x fixed's ($sum_algo / $sum_fixed MB/s)" \
 	awk -v a="$sum_algo" -v f="$sum_fixed" 'BEGIN { exit !(f > 0 && a >= 0.9 * f) }'
 
 pair_down
