@@ -154,6 +154,10 @@ struct eri_sim_cc {
  *	snapshots allow (eri_sim_sb_rate_sample())
  * @app_limited: the sampled PSN was sent while application limited, so
  *	the sample may be below what the path delivers
+ * @early: the span's PSNs include some sent ahead of the pacing rate
+ *	(eri_sim_sb_early()), whose ACKs a host's stall may have bunched, so
+ *	@bw may be up to twice what the path delivers: it shows what was
+ *	delivered, never a bandwidth to model
  * @valid: the fields above hold a sample; false: no sample (nothing
  *	delivered, none of the PSNs delivered has its snapshot, or the
  *	interval is shorter than min_rtt, under 1 us or longer than 2^31 ns)
@@ -166,6 +170,7 @@ struct eri_sim_cc_rs {
 	u32 tx_in_flight;
 	u32 bw;
 	bool app_limited;
+	bool early;
 	bool valid;
 };
 

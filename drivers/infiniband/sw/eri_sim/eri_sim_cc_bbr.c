@@ -575,9 +575,14 @@ static void bbr_on_ack(struct eri_sim_cc *cc, const struct eri_sim_cc_ack *ack)
 	}
 	if (ack->acked)
 		b->rto_streak = 0;
-	/* 2: the bandwidth, a windowed maximum of the rate samples. */
+	/*
+	 * 2: the bandwidth, a windowed maximum of the rate samples; an early
+	 * sample only shows what a round delivered (bw_latest, the loss
+	 * bounds' floor).
+	 */
 	if (rs->valid) {
-		if (!rs->app_limited || rs->bw >= bbr_max_bw(b))
+		if (!rs->early &&
+		    (!rs->app_limited || rs->bw >= bbr_max_bw(b)))
 			minmax_running_max(&b->max_bw,
 					   ERI_SIM_CC_BBR_BW_WIN_ROUNDS,
 					   b->round, rs->bw);

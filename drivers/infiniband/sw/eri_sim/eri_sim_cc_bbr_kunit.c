@@ -947,6 +947,45 @@ static void eri_sim_cc_bbr_test_queue_bound(struct kunit *test)
 }
 
 /*
+ * A sample marked early (PSNs sent ahead of pacing after a host's stall)
+ * shows what the round delivered, the floor of the loss bounds, and leaves
+ * the modelled bandwidth as it was; the same sample on time raises it.
+ */
+static void eri_sim_cc_bbr_test_early_sample(struct kunit *test)
+{
+	struct t_probe *t = t_probe_cruising(test);
+	struct eri_sim_cc_ack ack = {
+		.acked = 1,
+		.inflight = T_PROBE_FLIGHT,
+		.rs = {
+			.delivered = T_PROBE_FLIGHT,
+			.tx_in_flight = T_PROBE_FLIGHT,
+			.early = true,
+			.valid = true,
+		},
+	};
+	struct eri_sim_cc_bbr *b;
+	u32 bw;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	b = eri_sim_cc_bbr(&t->cc);
+	bw = minmax_get(&b->max_bw);
+	ack.rs.bw = 2 * bw;
+	/* Within the round: no round end clears bw_latest. */
+	ack.rs.prior_delivered = t->delivered + 1 - T_PROBE_FLIGHT;
+	t->now += T_PROBE_ACK_GAP;
+	ack.now_ns = t->now;
+	eri_sim_cc_ack(&t->cc, &ack);
+	KUNIT_EXPECT_EQ(test, minmax_get(&b->max_bw), bw);
+	KUNIT_EXPECT_EQ(test, b->bw_latest, 2 * bw);
+	ack.rs.early = false;
+	t->now += T_PROBE_ACK_GAP;
+	ack.now_ns = t->now;
+	eri_sim_cc_ack(&t->cc, &ack);
+	KUNIT_EXPECT_EQ(test, minmax_get(&b->max_bw), 2 * bw);
+}
+
+/*
  * PROBE_RTT (eri.rst, step 8): once min_rtt is older than MIN_RTT_WIN_NS
  * the window drops to max(4, BDP / 2) for PROBE_RTT_NS and a round, then
  * comes back to what it was, as in Linux's BBR: not a slow start from
@@ -990,6 +1029,7 @@ static struct kunit_case eri_sim_cc_bbr_test_cases[] = {
 	KUNIT_CASE_SLOW(eri_sim_cc_bbr_test_app_window),
 	KUNIT_CASE(eri_sim_cc_bbr_test_probe_up_bound),
 	KUNIT_CASE(eri_sim_cc_bbr_test_queue_bound),
+	KUNIT_CASE(eri_sim_cc_bbr_test_early_sample),
 	KUNIT_CASE(eri_sim_cc_bbr_test_probe_rtt),
 	{}
 };

@@ -465,8 +465,9 @@ void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe)
  * @early: the sender makes up time a late host took from its schedule
  *
  * Their ACKs come as fast as the burst left or the path drains it, not at
- * the rate the sender paced at: their snapshots give the counts and no
- * rate, so that a burst cannot raise the modelled bandwidth.
+ * the rate the sender paced at: their samples are marked early
+ * (&eri_sim_cc_rs.early), so that a burst cannot raise the modelled
+ * bandwidth, yet still tell what the path delivered.
  */
 void eri_sim_sb_early(struct eri_sim_sb *sb, bool early)
 {
@@ -503,6 +504,8 @@ static u32 eri_sim_rate_span(const struct eri_sim_sb *sb, u64 now_ns,
 	rs->interval_ns = max(send_ns, eri_sim_snap_ack_ns(o, sent, now_ns));
 	if (o->tag & ERI_SIM_SNAP_APP_LIMITED)
 		rs->app_limited = true;
+	if (o->tag & ERI_SIM_SNAP_EARLY)
+		rs->early = true;
 	return (u32)r->delivered - o->delivered;
 }
 
@@ -520,7 +523,8 @@ static u32 eri_sim_rate_span(const struct eri_sim_sb *sb, u64 now_ns,
  * not raise the rate above that of the sending, and over at least
  * ERI_SIM_RATE_MIN_PKTS PSNs where the snapshots allow.  A snapshot taken
  * while a timeout's PSNs were ambiguous (&eri_sim_rate.ambiguous) gives the
- * counts and no rate.  Call once per ACK.
+ * counts and no rate; one taken while the sender made up lost time
+ * (&eri_sim_rate.early) gives a rate marked early.  Call once per ACK.
  */
 void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 			    u64 min_rtt_ns, struct eri_sim_cc_rs *rs)
@@ -554,8 +558,9 @@ void eri_sim_sb_rate_sample(struct eri_sim_sb *sb, u64 now_ns,
 				eri_sim_snap_ack_ns(s, r->newest_sent_ns,
 						    now_ns));
 	r->first_tx_ns = r->newest_sent_ns;
-	if (s->tag & (ERI_SIM_SNAP_AMBIGUOUS | ERI_SIM_SNAP_EARLY))
+	if (s->tag & ERI_SIM_SNAP_AMBIGUOUS)
 		return;
+	rs->early = s->tag & ERI_SIM_SNAP_EARLY;
 	span = eri_sim_rate_span(sb, now_ns, rs);
 	us = div_u64(rs->interval_ns, NSEC_PER_USEC);
 	if (!us || rs->interval_ns < min_rtt_ns || rs->interval_ns > BIT(31))

@@ -143,7 +143,7 @@ static_assert(sizeof(struct eri_sim_rate_snap) == 24);
  *	would count as delivered within an interval that starts at a
  *	resending)
  * @early: PSNs leave ahead of the pacing rate, making up time a late host
- *	took (eri_sim_sb_early()): their snapshots give the counts and no rate
+ *	took (eri_sim_sb_early()): their snapshots give rates marked early
  * @snap: the snapshots
  */
 struct eri_sim_rate {

@@ -494,8 +494,8 @@ static void eri_sim_rel_test_ambiguous_rate(struct kunit *test)
 }
 
 /*
- * PSNs sent ahead of pacing, making up time a late host took, give counts
- * but no rate: their burst would raise the modelled bandwidth.
+ * PSNs sent ahead of pacing, making up time a late host took, give a rate
+ * marked early: their burst may show more than the path delivers.
  */
 static void eri_sim_rel_test_early_rate(struct kunit *test)
 {
@@ -512,13 +512,16 @@ static void eri_sim_rel_test_early_rate(struct kunit *test)
 	/* 2 and 3 were sent on time: a rate. */
 	t_ack_rate(sb, 4, 3 * T_MS, &rs);
 	KUNIT_EXPECT_TRUE(test, rs.valid);
-	/* 4 and 5: counted (2 to 5 since 5 left), no rate. */
+	KUNIT_EXPECT_FALSE(test, rs.early);
+	/* 4 and 5: counted (2 to 5 since 5 left), a rate marked early. */
 	t_ack_rate(sb, 6, 3 * T_MS + 100 * T_US, &rs);
 	KUNIT_EXPECT_EQ(test, rs.delivered, 4U);
-	KUNIT_EXPECT_FALSE(test, rs.valid);
-	KUNIT_EXPECT_EQ(test, rs.bw, 0U);
+	KUNIT_EXPECT_TRUE(test, rs.valid);
+	KUNIT_EXPECT_TRUE(test, rs.early);
+	KUNIT_EXPECT_NE(test, rs.bw, 0U);
 	t_ack_rate(sb, 7, 4 * T_MS, &rs);
 	KUNIT_EXPECT_TRUE(test, rs.valid);
+	KUNIT_EXPECT_FALSE(test, rs.early);
 }
 
 static void eri_sim_rel_test_rto(struct kunit *test)

@@ -124,7 +124,7 @@ static void eri_sim_req_count_locked(struct eri_sim_qp *qp, u32 psns,
  * PSNs in flight then sample the host's rate, not the path's, and are
  * marked as when the send queue runs dry, so that they cannot lower the
  * bandwidth the congestion control models; and the time is owed, made up
- * by releases ahead of the rate, whose PSNs give no rate either.
+ * by releases ahead of the rate, whose PSNs cannot raise it either.
  */
 static void eri_sim_req_paced_locked(struct eri_sim_qp *qp, u64 now)
 {
