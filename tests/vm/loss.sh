@@ -193,11 +193,12 @@ netem
 # write_bw PORT: one ib_write_bw run of BW_SECS seconds, 64 KiB messages;
 # prints its average bandwidth in MB/s (0 when it failed).  A run under
 # 0.5 MB/s also leaves on stderr the last lines of both ends' output and
-# the device counters that moved, for the log: one such run (0.00 MB/s)
-# failed the 1% loss check once (2026-12-06) and was not seen again in 48.
+# the counters over the run (snap, deltas), for the log: one such run
+# (0.00 MB/s) failed the 1% loss check once (2026-12-06) and was not seen
+# again in 48.  In the $( ) subshell, snap leaves the caller's before[].
 write_bw() {
-	local srv bw c0 port=$1
-	c0=$(in0 rdma statistic show link "$D0/1" 2>/dev/null)
+	local srv bw port=$1
+	snap
 	in1 timeout 60 ib_write_bw -d "$D1" -x "$G1" -s 65536 -D "$BW_SECS" -F -p "$port" > /tmp/bws.out 2>&1 &
 	srv=$!
 	wait_for 30 listening "$port"
@@ -208,10 +209,7 @@ write_bw() {
 		{
 			echo "# ib_write_bw on port $port: ${bw:-no result}"
 			tail -n 4 /tmp/bwc.out /tmp/bws.out | sed 's/^/#   /'
-			echo "#   counters that moved on $D0:"
-			paste <(tr -s ' ' '\n' <<<"$c0") \
-				<(in0 rdma statistic show link "$D0/1" 2>/dev/null | tr -s ' ' '\n') |
-				awk '$1 ~ /^[0-9]+$/ && $1 != $2 { printf "#     %s %s -> %s\n", name, $1, $2 } { name = $1 }'
+			deltas
 		} >&2
 	fi
 	echo "${bw:-0}"
