@@ -102,6 +102,9 @@ GRIDS = {
         "wire0_cells": ["write_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 25, "bw_timeout": 25,
+        # ERI's congestion control by name (its devices' cc_algo); empty:
+        # the device's default.  --set eri_cc=fixed compares against it.
+        "eri_cc": "",
     },
     "full": {
         "lat_ops": ["send", "write", "read"],
@@ -141,6 +144,7 @@ GRIDS = {
                         "read_bw:65536:1", "send_bw:65536:1"],
         "repeats": 3,
         "lat_timeout": 30, "bw_timeout": 40,
+        "eri_cc": "",
     },
 }
 
@@ -698,7 +702,7 @@ def set_condition(names, cond):
 
 
 # ------------------------------------------------------------------ devices
-def load_contender(c, siw_ok):
+def load_contender(c, siw_ok, eri_cc=""):
     """Load the module and create two devices; returns (ok, info)."""
     a, b = ends(c)
     info = {}
@@ -766,6 +770,15 @@ def load_contender(c, siw_ok):
                            "devices": devs}
         gids.append(idx)
     info["gid_index"] = gids
+    if c == "eri" and eri_cc:
+        for name in devs:
+            try:
+                with open("/sys/class/infiniband/%s/cc_algo" % name, "w") as f:
+                    f.write(eri_cc)
+            except OSError as e:
+                return False, {"reason": "cc_algo %s on %s: %s" % (eri_cc, name, e),
+                               "devices": devs}
+        info["cc_algo"] = eri_cc
     return True, info
 
 
@@ -1333,6 +1346,7 @@ def main():
             except ValueError as e:
                 ap.error(str(e))
         grid[k] = (v if k in ("lat_ops", "bw_ops", "conditions") or k.endswith("_cells")
+                   else val if isinstance(grid[k], str)
                    else [int(x) for x in v] if isinstance(grid[k], list) else int(v[0]))
     names = [c for c in args.contenders.split(",") if c in CONTENDERS]
     runs_path = os.path.join(OUT, "runs.jsonl")
@@ -1355,7 +1369,7 @@ def main():
     topo = setup_topology(names)
     avail = {}
     for c in names:
-        ok, info = load_contender(c, siw_ok=True)
+        ok, info = load_contender(c, siw_ok=True, eri_cc=grid["eri_cc"])
         info["path_check"] = path_check(c)
         if ok and not info["path_check"]["ok"]:
             ok = False
