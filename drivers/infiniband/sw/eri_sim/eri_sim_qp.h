@@ -235,13 +235,15 @@ struct eri_sim_txb {
 };
 
 /*
- * A READ or ATOMIC request that arrived before the PSNs ahead of it; an
- * ATOMIC's payload in @atomic if @len (its payload's length) is right.
+ * A READ or ATOMIC request that arrived before the PSNs ahead of it, at
+ * @arrived (low 32 bits of the clock in ns); an ATOMIC's payload in
+ * @atomic if @len (its payload's length) is right.
  */
 struct eri_sim_pend_read {
 	bool used;
 	u32 psn;
 	u32 len;
+	u32 arrived;
 	struct eri_wire_hdr hdr;
 	struct eri_wire_atomic atomic;
 };

@@ -19,6 +19,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/overflow.h>
+#include <linux/timekeeping.h>
 
 #include "eri_sim_qp.h"
 #include "eri_sim_trace.h"
@@ -522,6 +523,7 @@ static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 		return;		/* the requester asks again */
 	free->used = true;
 	free->psn = psn;
+	free->arrived = (u32)ktime_get_ns();
 	free->hdr = *hdr;
 	free->len = len;
 	if (len == sizeof(free->atomic))
@@ -601,6 +603,21 @@ static bool eri_sim_resp_read_at_locked(struct eri_sim_qp *qp,
 }
 
 /*
+ * A kept request's turn came: its responses echo its timestamp plus the
+ * time it waited, so that the requester's RTT sample measures the path,
+ * not the gap it waited behind (a loss and its repair).  0 (no timestamp)
+ * stays.
+ */
+static void eri_sim_resp_add_wait(struct eri_sim_pend_read *read)
+{
+	u32 ts = be32_to_cpu(read->hdr.ts);
+
+	if (ts)
+		read->hdr.ts = cpu_to_be32(ts + ((u32)ktime_get_ns() -
+						 read->arrived));
+}
+
+/*
  * Move the next expected PSN over what arrived, completing messages and
  * executing kept READ requests as their turn comes.
  */
@@ -636,6 +653,7 @@ static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 		if (!read)
 			return;
 		read->used = false;
+		eri_sim_resp_add_wait(read);
 		if (read->hdr.opcode == ERI_OP_ATOMIC_REQ) {
 			n = eri_sim_resp_atomic_locked(qp, &read->hdr,
 						       &read->atomic,
