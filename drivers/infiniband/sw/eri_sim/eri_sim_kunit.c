@@ -719,6 +719,8 @@ struct t_qp {
 	struct eri_cq_dbrec *cq_db;
 	struct eri_qp_attr *attr;
 	u16 cq_ci;
+	/* Set by the test: a fixed window, no pacing (all leaves at a kick). */
+	bool cc_fixed;
 };
 
 static void t_qp_setup(struct kunit *test, struct eri_sim_test *t,
@@ -753,6 +755,14 @@ static void t_qp_setup(struct kunit *test, struct eri_sim_test *t,
 	t_enable(test, t);
 	KUNIT_ASSERT_EQ(test, t_create_eq(test, t, 0, t_ceq(t),
 					  T_EQ_DEPTH_LOG, 1), ERI_AQ_STS_OK);
+	if (q->cc_fixed) {
+		struct eri_aq_set_cc_cmd cc = {
+			.hdr.hdr = t_hdr(ERI_AQ_OP_SET_CC),
+			.algo = cpu_to_le32(eri_sim_cc_fixed_ops.index),
+		};
+
+		KUNIT_ASSERT_EQ(test, t_exec(test, t, &cc), ERI_AQ_STS_OK);
+	}
 	q->sq = kunit_kzalloc(test, ERI_SQ_WQE_SIZE << T_SQ_LOG, GFP_KERNEL);
 	q->rq = kunit_kzalloc(test, ERI_RQ_WQE_SIZE << T_RQ_LOG, GFP_KERNEL);
 	q->db = kunit_kzalloc(test, sizeof(*q->db), GFP_KERNEL);
@@ -1050,6 +1060,105 @@ static void eri_sim_test_read_batch(struct kunit *test)
 		if (data[j] != (u8)j)
 			break;
 	KUNIT_EXPECT_EQ(test, j, 3U * 1024);
+	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key), ERI_AQ_STS_OK);
+	__free_page(page);
+}
+
+static u64 t_stat(struct eri_sim_test *t, enum eri_stat stat)
+{
+	unsigned int cpu;
+	u64 sum = 0;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(t->sdev->stats, cpu)->v[stat];
+	return sum;
+}
+
+/*
+ * A READ request lost in a stream of READs: the responder keeps the later
+ * requests and answers each with an ACK naming it past the PSN it waits
+ * for; those ACKs deliver nothing.  The third declares the gap lost: its
+ * request goes again at once (fast_retrans), before any timeout.
+ */
+static void eri_sim_test_read_stall(struct kunit *test)
+{
+	struct eri_sim_test *t = test->priv;
+	u32 key = FIELD_PREP(ERI_MR_KEY_INDEX, 6) | 0x11;
+	u64 iova = 0x10000, fast, retrans;
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	__le64 *pbl = kunit_kzalloc(test, sizeof(*pbl), GFP_KERNEL);
+	struct eri_aq_qp_attr_cmd mod = {
+		.hdr.hdr = t_hdr(ERI_AQ_OP_MODIFY_QP),
+		.qpn = cpu_to_le32(T_QPN),
+	};
+	struct t_qp q = { .cc_fixed = true };
+	struct eri_sim_qp *qp;
+	u16 i;
+
+	KUNIT_ASSERT_TRUE(test, page && pbl);
+	t_qp_setup(test, t, &q);
+	q.attr->mask = cpu_to_le32(ERI_QP_ATTR_MAX_RD_ATOMIC);
+	q.attr->max_rd_atomic = 4;
+	mod.attr_addr = cpu_to_le64(t_dma(t, q.attr, sizeof(*q.attr)));
+	KUNIT_ASSERT_EQ(test, t_exec(test, t, &mod), ERI_AQ_STS_OK);
+	pbl[0] = cpu_to_le64(t_dma_page(t, page, PAGE_SIZE));
+	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key, 1, iova, 4 * 1024,
+				       PAGE_SHIFT, 1, pbl,
+				       ERI_MR_ACCESS_LOCAL_WRITE),
+			ERI_AQ_STS_OK);
+	/* Four READs of a packet each: requests at PSNs 0 to 3. */
+	for (i = 0; i < 4; i++) {
+		struct eri_sge sge = {
+			.addr = cpu_to_le64(iova + i * 1024),
+			.length = cpu_to_le32(1024),
+			.lkey = cpu_to_le32(key),
+		};
+		struct eri_sq_wqe_hdr *wh;
+
+		t_put_wqe(&q, i, FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE,
+					    ERI_SQ_OP_READ) |
+			  FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1), 1024, &sge,
+			  sizeof(sge));
+		wh = (void *)(q.sq + ((size_t)i << ERI_SQ_WQE_SHIFT));
+		wh->remote_addr = cpu_to_le64(0x5000 + i * 1024);
+		wh->rkey = cpu_to_le32(0x4242);
+	}
+	t_kick(t, &q, 4);
+
+	qp = eri_sim_qp_get(t->sdev, T_QPN);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	fast = t_stat(t, ERI_STAT_FAST_RETRANS);
+	retrans = t_stat(t, ERI_STAT_RETRANS_PKTS);
+	spin_lock_bh(&qp->lock);
+	KUNIT_EXPECT_EQ(test, qp->sb->nxt, 4U);
+	for (i = 1; i < 4; i++) {
+		struct eri_wire_hdr ah = {
+			.version = ERI_WIRE_VERSION,
+			.opcode = ERI_OP_ACK,
+			.syndrome = ERI_SYN_ACK,
+			.dqpn = cpu_to_be32(T_QPN),
+			.sqpn = cpu_to_be32(7),
+			.psn = cpu_to_be32(i),
+			.ack_psn = 0,
+		};
+		struct eri_sim_rx_pkt pkt = {};
+
+		eri_sim_req_rx_locked(qp, &ah, &pkt);
+		/* Two reports are no loss yet (the duplicate threshold). */
+		if (i < 3)
+			KUNIT_EXPECT_FALSE(test, test_bit(0, qp->sb->retx));
+	}
+	/* Found lost and asked for again; nothing delivered, no timeout. */
+	KUNIT_EXPECT_TRUE(test, test_bit(0, qp->sb->retx));
+	KUNIT_EXPECT_FALSE(test, test_bit(0, qp->sb->lost));
+	KUNIT_EXPECT_EQ(test, qp->sb->una, 0U);
+	KUNIT_EXPECT_EQ(test, qp->retries, (u8)0);
+	spin_unlock_bh(&qp->lock);
+	eri_sim_qp_put(qp);
+	KUNIT_EXPECT_EQ(test, t_stat(t, ERI_STAT_FAST_RETRANS), fast + 1);
+	KUNIT_EXPECT_EQ(test, t_stat(t, ERI_STAT_RETRANS_PKTS), retrans + 1);
+	KUNIT_EXPECT_EQ(test, t_stat(t, ERI_STAT_TIMEOUTS), 0ULL);
+	t_expect_no_cqe(test, &q);
 	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key), ERI_AQ_STS_OK);
 	__free_page(page);
 }
@@ -1606,16 +1715,6 @@ static void t_query_srq(struct kunit *test, struct eri_sim_test *t,
 	       sizeof(*resp));
 }
 
-static u64 t_stat(struct eri_sim_test *t, enum eri_stat stat)
-{
-	unsigned int cpu;
-	u64 sum = 0;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(t->sdev->stats, cpu)->v[stat];
-	return sum;
-}
-
 /*
  * A QP that took WQEs ahead (a middle packet of message 2 binds the WQEs
  * of messages 0, 1 and 2) and goes to ERR completes them with
@@ -1842,6 +1941,7 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_sq_bad_index),
 	KUNIT_CASE(eri_sim_test_sq_poll_window),
 	KUNIT_CASE(eri_sim_test_read_batch),
+	KUNIT_CASE(eri_sim_test_read_stall),
 	KUNIT_CASE(eri_sim_test_cq_overrun),
 	KUNIT_CASE(eri_sim_test_cq_pbl),
 	KUNIT_CASE(eri_sim_test_srq_flush),

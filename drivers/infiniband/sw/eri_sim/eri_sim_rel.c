@@ -337,6 +337,13 @@ u32 eri_sim_sb_advance(struct eri_sim_sb *sb)
 	return n;
 }
 
+/* How long a PSN is out before later evidence makes it lost by time. */
+static u64 eri_sim_sb_loss_wait(const struct eri_sim_sb *sb, u64 srtt_ns)
+{
+	return srtt_ns + (sb->reorder > ERI_SIM_DUP_THRESH ? srtt_ns :
+			  srtt_ns / 4);
+}
+
 /**
  * eri_sim_sb_detect_loss - declare holes lost
  * @sb: the scoreboard
@@ -354,8 +361,7 @@ u32 eri_sim_sb_advance(struct eri_sim_sb *sb)
 u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns)
 {
 	DECLARE_BITMAP(holes, ERI_SIM_REL_WIN);
-	u64 wait = srtt_ns + (sb->reorder > ERI_SIM_DUP_THRESH ? srtt_ns :
-			      srtt_ns / 4);
+	u64 wait = eri_sim_sb_loss_wait(sb, srtt_ns);
 	u32 span = eri_sim_sb_span(sb), last, sacked, n = 0;
 	unsigned int i;
 
@@ -382,6 +388,57 @@ u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns)
 	}
 	sb->rate.lost_total += n;
 	return n;
+}
+
+/**
+ * eri_sim_sb_stalled - a responder waiting for a PSN reports a later request
+ * @sb: the scoreboard
+ * @ack_psn: the ACK's PSN: the first the responder has not received
+ * @trig: the PSN whose arrival the ACK answers
+ * @now_ns: the time
+ * @srtt_ns: the smoothed RTT, 0 when unknown (no time-based detection)
+ *
+ * A READ or ATOMIC request that arrives past a gap is kept for its turn
+ * and answered with an ACK at once, but no SACK bit reports it and no
+ * response delivers it: a stream of READs whose request was lost delivers
+ * nothing after the gap, and eri_sim_sb_detect_loss() has no evidence.
+ * The ACK's trigger is that evidence when it was sent after @ack_psn's
+ * last transmission: @ack_psn is lost once @sb->reorder such requests
+ * were reported (each counted once), or when it has been out as long as
+ * the loss detector waits.  A copy of @ack_psn sent since starts the
+ * count again.
+ * Return: 1 when @ack_psn is newly declared lost, else 0.
+ */
+u32 eri_sim_sb_stalled(struct eri_sim_sb *sb, u32 ack_psn, u32 trig,
+		       u64 now_ns, u64 srtt_ns)
+{
+	s32 span = eri_sim_sb_span(sb);
+	s32 a = eri_psn_diff(ack_psn, sb->una);
+	s32 t = eri_psn_diff(trig, sb->una);
+	u64 sent;
+
+	if (a < 0 || t <= a || t >= span || test_bit(t, sb->sacked) ||
+	    test_bit(a, sb->sacked) || test_bit(a, sb->lost))
+		return 0;
+	sent = sb->sent_ns[ack_psn & ERI_SIM_REL_MASK];
+	if (sb->sent_ns[trig & ERI_SIM_REL_MASK] < sent)
+		return 0;
+	if (sb->stall_psn != ack_psn || sb->stall_sent_ns != sent) {
+		sb->stall_psn = ack_psn;
+		sb->stall_sent_ns = sent;
+		sb->stall_top = ack_psn;
+		sb->stall_n = 0;
+	}
+	if (eri_psn_diff(trig, sb->stall_top) > 0) {
+		sb->stall_top = trig;
+		sb->stall_n++;
+	}
+	if (sb->stall_n < sb->reorder &&
+	    (!srtt_ns || now_ns < sent + eri_sim_sb_loss_wait(sb, srtt_ns)))
+		return 0;
+	__set_bit(a, sb->lost);
+	sb->rate.lost_total++;
+	return 1;
 }
 
 /* A timeout: every PSN not delivered is lost.  Return: newly lost. */

@@ -176,6 +176,12 @@ struct eri_sim_rate {
  *	a loss; ERI_SIM_DUP_THRESH, raised to the largest reordering seen (a
  *	PSN sent once, delivered after a later one) plus one, at most
  *	ERI_SIM_REORDER_MAX
+ * @stall_psn: the PSN a responder last reported waiting for while later
+ *	requests arrived (eri_sim_sb_stalled())
+ * @stall_top: the newest of those requests counted
+ * @stall_n: how many were counted
+ * @stall_sent_ns: @stall_psn's send time when counting began: a copy sent
+ *	since starts the count again
  * @rate: delivery snapshots and counters for rate samples
  */
 struct eri_sim_sb {
@@ -188,6 +194,10 @@ struct eri_sim_sb {
 	u64 sent_ns[ERI_SIM_REL_WIN];
 	u64 rack_ns;
 	u32 reorder;
+	u32 stall_psn;
+	u32 stall_top;
+	u32 stall_n;
+	u64 stall_sent_ns;
 	struct eri_sim_rate rate;
 };
 
@@ -200,6 +210,8 @@ u32 eri_sim_sb_ack(struct eri_sim_sb *sb, u32 ack_psn, u32 off,
 enum eri_sim_psn_set eri_sim_sb_deliver(struct eri_sim_sb *sb, u32 psn);
 u32 eri_sim_sb_advance(struct eri_sim_sb *sb);
 u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns);
+u32 eri_sim_sb_stalled(struct eri_sim_sb *sb, u32 ack_psn, u32 trig,
+		       u64 now_ns, u64 srtt_ns);
 u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb);
 u32 eri_sim_sb_unlose(struct eri_sim_sb *sb);
 bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);

@@ -430,6 +430,65 @@ static void eri_sim_rel_test_unlose(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psn, 24U);
 }
 
+/*
+ * A READ request lost in a stream of READs: the responder keeps the later
+ * ones and answers each with an ACK naming it past the gap, the only
+ * evidence there is.  The duplicate threshold of them, or the loss
+ * detector's wait, makes the gap lost; requests sent before its copy do
+ * not count for that copy.
+ */
+static void eri_sim_rel_test_stalled(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u32 a = 0xfffffe, psn, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	/* Eight one-PSN READ requests from 0xfffffe, 10 us apart. */
+	eri_sim_sb_init(sb, a);
+	for (i = 0; i < 8; i++)
+		eri_sim_sb_sent(sb, eri_psn_add(a, i), true, i * 10 * T_US);
+	/* Not evidence: the trigger at or before ack_psn, or never sent. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, a, T_MS, T_MS), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, 0, a, T_MS, T_MS), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 6, T_MS, T_MS), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 0, T_MS, 0), 0U);
+	/* A second report of the same request counts once. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 0, T_MS, 0), 0U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 1, T_MS, 0), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 3, T_MS, 0), 1U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, a);
+	KUNIT_EXPECT_EQ(test, sb->rate.lost_total, 1ULL);
+	/* Declared once. */
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 4, T_MS, 0), 0U);
+
+	/* Asked again at 2 ms: reports of requests sent before prove nothing. */
+	eri_sim_sb_sent(sb, a, true, 2 * T_MS);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 4, 10 * T_MS, T_MS),
+			0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 5, 10 * T_MS, T_MS),
+			0U);
+	/*
+	 * One sent after the copy: evidence, lost once the copy has been out
+	 * for srtt and a quarter (1.25 ms at an srtt of 1 ms), not before.
+	 */
+	eri_sim_sb_sent(sb, 6, true, 2 * T_MS + 10 * T_US);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 6, 3 * T_MS, T_MS), 0U);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 6, 3 * T_MS + 250 * T_US,
+						 T_MS), 1U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, a);
+
+	/* A gap delivered is not lost. */
+	eri_sim_sb_sent(sb, a, true, 4 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_deliver(sb, a), ERI_SIM_PSN_NEW);
+	eri_sim_sb_sent(sb, 7, true, 5 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_stalled(sb, a, 7, 20 * T_MS, T_MS), 0U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+}
+
 /* A cumulative ACK of @ack_psn taken in at @now_ns: its rate sample. */
 static void t_ack_rate(struct eri_sim_sb *sb, u32 ack_psn, u64 now_ns,
 		       struct eri_sim_cc_rs *rs)
@@ -622,6 +681,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_reorder_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
 	KUNIT_CASE(eri_sim_rel_test_unlose),
+	KUNIT_CASE(eri_sim_rel_test_stalled),
 	KUNIT_CASE(eri_sim_rel_test_ambiguous_rate),
 	KUNIT_CASE(eri_sim_rel_test_early_rate),
 	KUNIT_CASE(eri_sim_rel_test_rto),

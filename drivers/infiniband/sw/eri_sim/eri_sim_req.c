@@ -1320,17 +1320,39 @@ static void eri_sim_req_undo_locked(struct eri_sim_qp *qp, u64 now, u32 rtt)
 }
 
 /*
+ * A positive ACK that answers a PSN past the one it acknowledges up to: the
+ * responder holds a request past a gap.  Return: PSNs that makes lost.
+ */
+static u32 eri_sim_req_stalled_locked(struct eri_sim_qp *qp, u64 now,
+				      const struct eri_wire_hdr *hdr)
+{
+	u32 lost;
+
+	lockdep_assert_held(&qp->lock);
+	if (!hdr || hdr->syndrome != ERI_SYN_ACK)
+		return 0;
+	lost = eri_sim_sb_stalled(qp->sb,
+				  be32_to_cpu(hdr->ack_psn) & ERI_PSN_MASK,
+				  be32_to_cpu(hdr->psn) & ERI_PSN_MASK, now,
+				  eri_sim_cc_srtt_ns(&qp->cc));
+	if (lost)
+		eri_sim_stat_add(qp->sdev, ERI_STAT_FAST_RETRANS, lost);
+	return lost;
+}
+
+/*
  * What an ACK, or the READ responses of a received batch together, tell
  * the sender: @acked PSNs delivered, the RTT sample @rtt (0: none), a
  * congestion mark @ce.  Its losses, its delivery rate and the congestion
- * control's step; the timeout rearmed.  @own_echo: an ACK, whose echo is
- * of the last request its sender took; READ and ATOMIC responses decide no
- * timeout spurious: a responder holds READs behind a hole and answers them
- * once the resent request fills it, each with its own, older, echo.
+ * control's step; the timeout rearmed.  @hdr: the ACK, NULL for READ and
+ * ATOMIC responses.  An ACK's echo is of the last request its sender took;
+ * responses decide no timeout spurious: a responder holds READs behind a
+ * hole and answers them once the resent request fills it, each with its
+ * own, older, echo.
  */
 static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
 				       u32 rtt, u32 acked, bool ce,
-				       bool own_echo)
+				       const struct eri_wire_hdr *hdr)
 {
 	struct eri_sim_cc_ack ack = { .now_ns = now, .ce = ce };
 	u32 lost;
@@ -1341,7 +1363,7 @@ static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
 		qp->retries = 0;
 		qp->progress_ns = now;
 		eri_sim_req_grow_rto_win_locked(qp, acked);
-		eri_sim_req_undo_locked(qp, now, own_echo ? rtt : 0);
+		eri_sim_req_undo_locked(qp, now, hdr ? rtt : 0);
 		/* Before the timeout and the loss detector read it. */
 		eri_sim_cc_rtt_sample(&qp->cc, now, rtt);
 		ack.rtt_ns = rtt;
@@ -1351,6 +1373,7 @@ static void eri_sim_req_account_locked(struct eri_sim_qp *qp, u64 now,
 	lost = eri_sim_req_settle_locked(qp, now);
 	if (qp->state == ERI_QPS_ERR)
 		return;
+	lost += eri_sim_req_stalled_locked(qp, now, hdr);
 	/* The whole ACK at once: its losses, its mark, its delivery. */
 	eri_sim_sb_rate_sample(qp->sb, now, qp->cc.min_rtt_ns, &ack.rs);
 	if (acked || lost || ack.ce) {
@@ -1392,7 +1415,7 @@ void eri_sim_req_rx_batch_end_locked(struct eri_sim_qp *qp)
 	qp->rd_acct = (struct eri_sim_rd_acct){};
 	if (qp->state == ERI_QPS_RTS || qp->state == ERI_QPS_SQD)
 		eri_sim_req_account_locked(qp, a.now, a.rtt, a.acked, a.ce,
-					   false);
+					   NULL);
 }
 
 /**
@@ -1473,7 +1496,7 @@ void eri_sim_req_rx_locked(struct eri_sim_qp *qp,
 		}
 	}
 	eri_sim_req_account_locked(qp, now, rtt, acked, ce,
-				   hdr->opcode == ERI_OP_ACK);
+				   hdr->opcode == ERI_OP_ACK ? hdr : NULL);
 	if (qp->state == ERI_QPS_ERR)
 		return;
 	if (hdr->opcode == ERI_OP_ACK && hdr->syndrome != ERI_SYN_ACK) {
