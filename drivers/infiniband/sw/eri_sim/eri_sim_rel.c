@@ -249,7 +249,12 @@ static u32 eri_sim_sb_mark(struct eri_sim_sb *sb, const unsigned long *newly)
 		u32 psn = eri_psn_add(sb->una, i);
 		u64 sent = sb->sent_ns[psn & ERI_SIM_REL_MASK];
 
-		sb->rack_ns = max(sb->rack_ns, sent);
+		if (sent > sb->rack_ns ||
+		    (sent == sb->rack_ns &&
+		     eri_psn_diff(psn, sb->rack_psn) > 0)) {
+			sb->rack_ns = sent;
+			sb->rack_psn = psn;
+		}
 		/* The sample is of the PSN sent last (the later PSN on a tie). */
 		if (eri_sim_snap_own(&sb->rate.snap[psn & ERI_SIM_SNAP_MASK],
 				     psn) &&
@@ -337,6 +342,18 @@ u32 eri_sim_sb_advance(struct eri_sim_sb *sb)
 	return n;
 }
 
+/*
+ * Was PSN @una + @i, last sent at @sent, sent before the newest packet
+ * known delivered?  On a tie of times, the lower PSN left first.
+ */
+static bool eri_sim_sb_sent_before(const struct eri_sim_sb *sb, u32 i,
+				   u64 sent)
+{
+	return sent < sb->rack_ns ||
+	       (sent == sb->rack_ns &&
+		eri_psn_diff(eri_psn_add(sb->una, i), sb->rack_psn) < 0);
+}
+
 /* How long a PSN is out before later evidence makes it lost by time. */
 static u64 eri_sim_sb_loss_wait(const struct eri_sim_sb *sb, u64 srtt_ns)
 {
@@ -351,11 +368,11 @@ static u64 eri_sim_sb_loss_wait(const struct eri_sim_sb *sb, u64 srtt_ns)
  * @srtt_ns: the smoothed RTT, 0 when unknown (no time-based detection)
  *
  * A PSN not delivered is lost once a packet sent after it (after its last
- * transmission) was delivered, and either @sb->reorder later PSNs were
- * delivered or it has been out for longer than an RTT plus a reordering
- * window of a quarter RTT (a whole RTT once reordering was seen).  So a PSN
- * sent again is not declared lost again before something sent after the
- * resend arrives.
+ * transmission; of packets sent at one time, a higher PSN) was delivered,
+ * and either @sb->reorder later PSNs were delivered or it has been out for
+ * longer than an RTT plus a reordering window of a quarter RTT (a whole RTT
+ * once reordering was seen).  So a PSN sent again is not declared lost
+ * again before something sent after the resend arrives.
  * Return: the PSNs newly declared lost.
  */
 u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns)
@@ -378,7 +395,7 @@ u32 eri_sim_sb_detect_loss(struct eri_sim_sb *sb, u64 now_ns, u64 srtt_ns)
 		u64 sent = sb->sent_ns[(sb->una + i) & ERI_SIM_REL_MASK];
 		u32 above = sacked - bitmap_weight(sb->sacked, i);
 
-		if (sb->rack_ns <= sent)
+		if (!eri_sim_sb_sent_before(sb, i, sent))
 			continue;
 		if (above >= sb->reorder ||
 		    (srtt_ns && now_ns >= sent + wait)) {

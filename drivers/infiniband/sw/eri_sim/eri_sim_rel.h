@@ -172,6 +172,9 @@ struct eri_sim_rate {
  * @retx: was sent more than once
  * @sent_ns: when each PSN was last sent, by PSN & (ERI_SIM_REL_WIN - 1)
  * @rack_ns: latest send time of a packet known delivered
+ * @rack_psn: that packet's PSN, the highest of those sent then: one run of
+ *	the requester sends at one time, lost PSNs first, then new ones, all
+ *	in PSN order, and a READ's responses leave in PSN order
  * @reorder: the duplicate threshold: later PSNs delivered that make a hole
  *	a loss; ERI_SIM_DUP_THRESH, raised to the largest reordering seen (a
  *	PSN sent once, delivered after a later one) plus one, at most
@@ -193,6 +196,7 @@ struct eri_sim_sb {
 	DECLARE_BITMAP(retx, ERI_SIM_REL_WIN);
 	u64 sent_ns[ERI_SIM_REL_WIN];
 	u64 rack_ns;
+	u32 rack_psn;
 	u32 reorder;
 	u32 stall_psn;
 	u32 stall_top;

@@ -355,6 +355,66 @@ static void eri_sim_rel_test_reorder_thresh(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sb->reorder, (u32)ERI_SIM_REORDER_MAX);
 }
 
+/*
+ * Packets sent at one time (a run of the requester, a READ's responses)
+ * left in PSN order: a hole among them is found from the ones after it.
+ */
+static void eri_sim_rel_test_rack_tie(struct kunit *test)
+{
+	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
+	u32 burst[] = { 0xfffffd, 0xfffffe, 0xffffff, 0, 1 };
+	u32 tail[] = { 3 };
+	u32 psn, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, sb);
+	/* A READ of 32 PSNs from 0xfffff0: one request, one send time. */
+	eri_sim_sb_init(sb, 0xfffff0);
+	for (i = 0; i < 32; i++)
+		eri_sim_sb_sent(sb, eri_psn_add(0xfffff0, i), true, T_MS);
+	for (i = 0; i < 32; i++)
+		if (i != 10)
+			eri_sim_sb_deliver(sb, eri_psn_add(0xfffff0, i));
+	KUNIT_EXPECT_EQ(test, sb->rack_psn, 0xfU);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 2 * T_MS, 0), 1U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 0xfffffaU);
+
+	/*
+	 * A burst of SENDs at one time, 0xfffffb and 0xfffffc lost: the five
+	 * after them arrived.
+	 */
+	eri_sim_sb_init(sb, 0xfffffb);
+	for (i = 0; i < 7; i++)
+		eri_sim_sb_sent(sb, eri_psn_add(0xfffffb, i), false, T_MS);
+	t_ack(sb, 0xfffffb, burst, ARRAY_SIZE(burst));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 2 * T_MS, 0), 2U);
+	/*
+	 * Sent again in one run with 2 and 3, then 4 in the next: nothing of
+	 * theirs arrived, nothing is lost.  Then 3 arrives: the two resent
+	 * before it in its run are lost again; not 2, with one later PSN
+	 * delivered, nor 4, sent after it.
+	 */
+	eri_sim_sb_sent(sb, 0xfffffb, false, 3 * T_MS);
+	eri_sim_sb_sent(sb, 0xfffffc, false, 3 * T_MS);
+	eri_sim_sb_sent(sb, 2, false, 3 * T_MS);
+	eri_sim_sb_sent(sb, 3, false, 3 * T_MS);
+	eri_sim_sb_sent(sb, 4, false, 4 * T_MS);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 5 * T_MS, 0), 0U);
+	t_ack(sb, 0xfffffb, tail, ARRAY_SIZE(tail));
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 5 * T_MS, 0), 2U);
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 0xfffffbU);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 2U);
+
+	/* A hole at the tail of a burst: nothing after it, not lost. */
+	eri_sim_sb_init(sb, 100);
+	for (i = 0; i < 4; i++)
+		eri_sim_sb_sent(sb, 100 + i, false, T_MS);
+	t_ack(sb, 103, NULL, 0);
+	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 100 * T_MS, T_MS), 0U);
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+}
+
 static void eri_sim_rel_test_reorder_window(struct kunit *test)
 {
 	struct eri_sim_sb *sb = kunit_kzalloc(test, sizeof(*sb), GFP_KERNEL);
@@ -679,6 +739,7 @@ static struct kunit_case eri_sim_rel_test_cases[] = {
 	KUNIT_CASE(eri_sim_rel_test_scoreboard),
 	KUNIT_CASE(eri_sim_rel_test_dup_thresh),
 	KUNIT_CASE(eri_sim_rel_test_reorder_thresh),
+	KUNIT_CASE(eri_sim_rel_test_rack_tie),
 	KUNIT_CASE(eri_sim_rel_test_reorder_window),
 	KUNIT_CASE(eri_sim_rel_test_unlose),
 	KUNIT_CASE(eri_sim_rel_test_stalled),
