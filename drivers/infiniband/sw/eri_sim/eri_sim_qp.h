@@ -81,7 +81,7 @@
  * READ and ATOMIC requests the responder keeps until the PSNs before them
  * arrive.
  */
-#define ERI_SIM_PEND_READS	8
+#define ERI_SIM_PEND_READS	32
 #define ERI_SIM_DEFAULT_TIMEOUT	14
 #define ERI_SIM_MAX_MSG_LEN	BIT(31)
 /* Largest payload of one packet: the largest path MTU. */
