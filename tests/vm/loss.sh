@@ -18,6 +18,9 @@
 #      undone (timeouts_undone).
 #   3. Link cut (netem loss 100%): a WRITE, a SEND and a READ end in
 #      RETRY_EXC_ERR (eri_rc_test -T x): the status, not the time.
+#      Lost READ requests (1% of the requester's packets dropped, in an
+#      ib_read_bw stream): found from the responder's ACKs, at most one in
+#      four ends in a timeout.
 #   4. ib_write_bw under 1% loss keeps at least half its lossless
 #      throughput, both measured in this run (a ratio, never a figure), on
 #      a link of fixed capacity (netem's rate limit, below what the
@@ -188,6 +191,26 @@ check "cut link: WRITE, SEND, READ end in RETRY_EXC_ERR, QP in ERR (exit $rc)" t
 deltas
 check "cut link: the retransmission timer fired (${delta[timeouts]})" test "${delta[timeouts]}" -gt 0
 netem
+
+# ------------------------------------------------------------------ lost READ requests
+# A stream of READs whose request is lost: the responder keeps the
+# requests behind it and answers each with an ACK that names it, the only
+# evidence there is (no SACK bit, no response); three of those, or the
+# tail-loss probe's answer, make the requester ask again before a timeout
+# (eri.rst, "Reliability").  netem drops 1% of eri0's packets, its READ
+# requests, and none of eri1's; each drop was a request lost, and before
+# 2026-12-07 each ended in a timeout.
+check "netem loss 1% on $D0's link (READ requests)" in0 tc qdisc add dev veA root netem loss 1%
+snap
+server_client_port "ib_read_bw with 1% of its requests lost" 18610 \
+	ib_read_bw -d "$D1" -x "$G1" -s 65536 -D "$BW_SECS" -F -p 18610 -- \
+	ib_read_bw -d "$D0" -x "$G0" -s 65536 -D "$BW_SECS" -F -p 18610 "$B"
+deltas
+lost=$(in0 tc -s qdisc show dev veA | awk '/dropped/ { gsub(",", ""); n += $7 } END { print n + 0 }')
+netem
+check "lost READ requests: netem dropped some ($lost)" test "$lost" -gt 0
+check "lost READ requests: at most one in four ended in a timeout (${delta[timeouts]} timeouts, $lost lost)" \
+	test $((delta[timeouts] * 4)) -le "$lost"
 
 # ------------------------------------------------------------------ throughput
 # write_bw PORT: one ib_write_bw run of BW_SECS seconds, 64 KiB messages;
