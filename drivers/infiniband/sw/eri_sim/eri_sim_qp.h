@@ -82,6 +82,7 @@
  * arrive.
  */
 #define ERI_SIM_PEND_READS	32
+static_assert(ERI_SIM_PEND_READS <= BITS_PER_LONG);
 #define ERI_SIM_DEFAULT_TIMEOUT	14
 #define ERI_SIM_MAX_MSG_LEN	BIT(31)
 /* Largest payload of one packet: the largest path MTU. */
@@ -237,10 +238,10 @@ struct eri_sim_txb {
 /*
  * A READ or ATOMIC request that arrived before the PSNs ahead of it, at
  * @arrived (low 32 bits of the clock in ns); an ATOMIC's payload in
- * @atomic if @len (its payload's length) is right.
+ * @atomic if @len (its payload's length) is right.  In use while its bit
+ * in qp->pend_used is set.
  */
 struct eri_sim_pend_read {
-	bool used;
 	u32 psn;
 	u32 len;
 	u32 arrived;
@@ -389,6 +390,7 @@ struct eri_sim_qp {
 	struct eri_sim_rwqe *rwqe;	/* @rq_ahead, by ring index */
 	u16 rq_ahead;		/* WQEs it may take ahead: a power of two */
 	struct eri_sim_pend_read pend_read[ERI_SIM_PEND_READS];
+	unsigned long pend_used;	/* bit i: pend_read[i] in use */
 	struct eri_sim_ares ares;	/* atomics executed, for duplicates */
 	u32 unacked;		/* requests since the last ACK */
 	u32 ack_psn_trig;	/* PSN of the request an ACK answers */

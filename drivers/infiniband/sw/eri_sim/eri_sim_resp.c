@@ -18,6 +18,7 @@
  * Everything here runs with qp->lock held.
  */
 #include <linux/bitfield.h>
+#include <linux/bitops.h>
 #include <linux/overflow.h>
 #include <linux/timekeeping.h>
 
@@ -42,7 +43,7 @@ void eri_sim_resp_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->rq_take = 0;
 	qp->rcv_msn = 0;
 	memset(qp->rwqe, 0, sizeof(*qp->rwqe) * qp->rq_ahead);
-	memset(qp->pend_read, 0, sizeof(qp->pend_read));
+	qp->pend_used = 0;
 	eri_sim_ares_init(&qp->ares);
 	qp->unacked = 0;
 	qp->ce_seen = false;
@@ -503,25 +504,21 @@ static void eri_sim_resp_keep_read_locked(struct eri_sim_qp *qp,
 					  const struct eri_wire_atomic *ops,
 					  u32 len)
 {
-	struct eri_sim_pend_read *free = NULL;
-	u32 i;
+	struct eri_sim_pend_read *free;
+	unsigned long i;
 
 	lockdep_assert_held(&qp->lock);
-	for (i = 0; i < ERI_SIM_PEND_READS; i++) {
-		struct eri_sim_pend_read *p = &qp->pend_read[i];
-
-		if (!p->used) {
-			free = free ? free : p;
-			continue;
-		}
-		if (p->psn == psn) {
+	for_each_set_bit(i, &qp->pend_used, ERI_SIM_PEND_READS) {
+		if (qp->pend_read[i].psn == psn) {
 			eri_sim_stat_add(qp->sdev, ERI_STAT_DUP_PKTS, 1);
 			return;
 		}
 	}
-	if (!free)
+	i = find_first_zero_bit(&qp->pend_used, ERI_SIM_PEND_READS);
+	if (i >= ERI_SIM_PEND_READS)
 		return;		/* the requester asks again */
-	free->used = true;
+	__set_bit(i, &qp->pend_used);
+	free = &qp->pend_read[i];
 	free->psn = psn;
 	free->arrived = (u32)ktime_get_ns();
 	free->hdr = *hdr;
@@ -623,7 +620,7 @@ static void eri_sim_resp_add_wait(struct eri_sim_pend_read *read)
  */
 static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 {
-	u32 i;
+	unsigned long i;
 
 	lockdep_assert_held(&qp->lock);
 	for (;;) {
@@ -634,25 +631,24 @@ static void eri_sim_resp_drain_locked(struct eri_sim_qp *qp)
 		eri_sim_resp_complete_locked(qp);
 		if (qp->state == ERI_QPS_ERR)
 			return;
-		for (i = 0; i < ERI_SIM_PEND_READS && !read; i++) {
+		for_each_set_bit(i, &qp->pend_used, ERI_SIM_PEND_READS) {
 			struct eri_sim_pend_read *p = &qp->pend_read[i];
 
-			if (!p->used ||
-			    eri_psn_diff(p->psn, qp->rmap.base) > 0)
+			if (eri_psn_diff(p->psn, qp->rmap.base) > 0)
 				continue;
+			__clear_bit(i, &qp->pend_used);
 			/* Its turn, or overtaken: what it asks for past
 			 * the next expected PSN is still to be answered.
 			 */
 			if (p->psn == qp->rmap.base ||
 			    (p->hdr.opcode == ERI_OP_READ_REQ &&
-			     eri_sim_resp_read_beyond(qp, &p->hdr, p->psn)))
+			     eri_sim_resp_read_beyond(qp, &p->hdr, p->psn))) {
 				read = p;
-			else
-				p->used = false;
+				break;
+			}
 		}
 		if (!read)
 			return;
-		read->used = false;
 		eri_sim_resp_add_wait(read);
 		if (read->hdr.opcode == ERI_OP_ATOMIC_REQ) {
 			n = eri_sim_resp_atomic_locked(qp, &read->hdr,
