@@ -1020,6 +1020,27 @@ def plan_iters(grid, kind, size, qps, est):
     return int(clamp(target * est / (size * qps), lo, grid["bw_max_iters"]))
 
 
+def run_tries(c, av, test, size, qps, grid, iters, cond, cell_to):
+    """One run of a cell; a run whose tool failed is run again."""
+    tries = []
+    while True:
+        try:
+            rec = one_run(c, av, test, size, qps, grid, iters, cond)
+        except Exception as e:  # never let one run stop the grid
+            rec = {"status": "failed", "reason": "harness error: %r" % e}
+        # perftest's clock calibration fails now and then under TCG
+        # whatever the device: that run is rerun (twice at most) and the
+        # discarded attempts are kept.
+        if not rec.get("tool_error") or len(tries) >= 2:
+            break
+        if DEADLINE and time.monotonic() + cell_to + 5 > DEADLINE:
+            break
+        tries.append({k: rec.get(k) for k in ("status", "reason", "link")})
+    if tries:
+        rec["discarded_attempts"] = tries
+    return rec
+
+
 def upper_median(vals):
     return sorted(vals)[len(vals) // 2]
 
@@ -1455,25 +1476,28 @@ def main():
                                   reason="harness time budget exhausted (--budget)"))
                         continue
                     series = hist.setdefault((c, t_test), {})
-                    iters = plan_iters(grid, kind, size, qps,
-                                       estimate(series, kind, size, qps))
+                    est = estimate(series, kind, size, qps)
+                    iters = plan_iters(grid, kind, size, qps, est)
                     t1 = time.monotonic()
-                    tries = []
-                    while True:
-                        try:
-                            rec = one_run(c, avail[c], test, size, qps, grid, iters, cond)
-                        except Exception as e:  # never let one run stop the grid
-                            rec = {"status": "failed", "reason": "harness error: %r" % e}
-                        # perftest's clock calibration fails now and then under
-                        # TCG whatever the device: that run is rerun (twice at
-                        # most) and the discarded attempts are kept.
-                        if not rec.get("tool_error") or len(tries) >= 2:
-                            break
-                        if DEADLINE and time.monotonic() + cell_to + 5 > DEADLINE:
-                            break
-                        tries.append({k: rec.get(k) for k in ("status", "reason", "link")})
-                    if tries:
-                        rec["discarded_attempts"] = tries
+                    rec = run_tries(c, avail[c], test, size, qps, grid, iters,
+                                    cond, cell_to)
+                    if (kind == "bw" and grid.get("target_s") and
+                            not series.get((qps, size)) and
+                            rec.get("status") != "timeout"):
+                        # Sized from another cell, the run was a
+                        # calibration: its rate (a short run's, low if
+                        # anything) sizes the counted one.
+                        rate = measured_rate(rec, kind)
+                        emit(dict(rec, **dict(base, type="calibration"),
+                                  planned_iters=iters,
+                                  elapsed_s=round(time.monotonic() - t1, 2)))
+                        if rate:
+                            series[(qps, size)] = [rate]
+                            iters = plan_iters(grid, kind, size, qps,
+                                               max(rate, est or 0))
+                        t1 = time.monotonic()
+                        rec = run_tries(c, avail[c], test, size, qps, grid,
+                                        iters, cond, cell_to)
                     rec.update(base)
                     rec["planned_iters"] = iters
                     rate = measured_rate(rec, kind)

@@ -260,9 +260,11 @@ def table(meta, summ, runs, names, conds, extra):
     g = meta["grid"]
     if g.get("target_s"):
         L.append("Volumes follow the contender: each run moves about %g s of traffic at "
-                 "the rate the contender showed earlier in the cell (or, for its first "
-                 "repetition, at the next smaller size; the smallest size starts at the "
-                 "least volume), but at least %d exchanges for "
+                 "the rate the contender showed earlier in the cell (for a latency cell's "
+                 "first repetition, at the next smaller size; a bandwidth cell's first "
+                 "run, sized that way, is a calibration that only sizes the counted "
+                 "ones; the smallest size starts at the least volume), but at least "
+                 "%d exchanges for "
                  "latency (at most %d) and %s per QP for bandwidth; a run that timed "
                  "out (%d s for latency, %d s for bandwidth) is not repeated.  Each "
                  "run's iteration count is in results.json (planned_iters)." % (
