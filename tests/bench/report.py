@@ -558,7 +558,7 @@ def plot(outdir, meta, summ, names):
                         series.append((c, fn))
                 notes = failed_note(lambda c: peer_test(c, "%s_bw" % op), size, q, lconds)
                 panels.append((size, series, notes))
-            if not lconds:
+            if not lconds or not panels:
                 continue
             png = "bw_vs_loss_%s_q%d.png" % (op, q)
             n = len(panels)
