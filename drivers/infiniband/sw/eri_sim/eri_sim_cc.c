@@ -609,15 +609,22 @@ u64 eri_sim_cc_sent(struct eri_sim_cc *cc, u64 now_ns, u32 bytes)
  * @ns: what eri_sim_cc_sent() reported for a release that waited for its
  *	time
  *
- * The time is made up by the releases that follow, each at most half its
- * own time earlier, so at up to twice the pacing rate: a queue that the
- * stall drained is filled again, and a path that stalls often keeps one
- * of about a stall (eri.rst, "Pacing a late host").  At most the smoothed
- * RTT (1 ms before the first sample) is owed.
+ * The queue the flight held, about srtt - min_rtt of sending, kept the
+ * bottleneck busy for that long of the stall: only the rest took time
+ * from the path.  It is made up by the releases that follow, each at most
+ * half its own time earlier, so at up to twice the pacing rate: a queue
+ * that the stall emptied is filled again (eri.rst, "Pacing a late host").
+ * At most the smoothed RTT (1 ms before the first sample) is owed.
  */
 void eri_sim_cc_owe(struct eri_sim_cc *cc, u64 ns)
 {
-	cc->pace_debt_ns = min(cc->pace_debt_ns + ns,
+	u64 queued = 0;
+
+	if (cc->min_rtt_ns && cc->srtt_ns > cc->min_rtt_ns)
+		queued = cc->srtt_ns - cc->min_rtt_ns;
+	if (ns <= queued)
+		return;
+	cc->pace_debt_ns = min(cc->pace_debt_ns + ns - queued,
 			       max_t(u64, cc->srtt_ns, NSEC_PER_MSEC));
 }
 

@@ -710,7 +710,8 @@ static void eri_sim_cc_test_swift_pacing(struct kunit *test)
 /*
  * A release later than its time by more than the credit reports what the
  * credit does not cover; time owed then goes at up to twice the rate, at
- * most srtt of it (1 ms before a sample).
+ * most srtt of it (1 ms before a sample), less the srtt - min_rtt that the
+ * queue covered.
  */
 static void eri_sim_cc_test_pacing_late(struct kunit *test)
 {
@@ -752,6 +753,13 @@ static void eri_sim_cc_test_pacing_late(struct kunit *test)
 	/* At most srtt owed. */
 	eri_sim_cc_owe(&cc, 100 * ms);
 	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 10 * ms);
+	/* A queue of srtt - min_rtt covered that much of a stall. */
+	cc.pace_debt_ns = 0;
+	cc.min_rtt_ns = 4 * ms;
+	eri_sim_cc_owe(&cc, 5 * ms);
+	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 0ULL);
+	eri_sim_cc_owe(&cc, 8 * ms);
+	KUNIT_EXPECT_EQ(test, cc.pace_debt_ns, 2 * ms);
 }
 
 /*
