@@ -505,6 +505,13 @@ bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn)
 	return true;
 }
 
+/* The oldest PSN not delivered is lost and not sent again. */
+bool eri_sim_sb_una_lost(const struct eri_sim_sb *sb)
+{
+	/* Bit 0 of the maps is @una. */
+	return eri_sim_sb_span(sb) && test_bit(0, sb->lost);
+}
+
 /* The newest PSN sent and not delivered.  Return: there is one. */
 bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn)
 {

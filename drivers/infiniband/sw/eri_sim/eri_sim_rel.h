@@ -219,6 +219,7 @@ u32 eri_sim_sb_stalled(struct eri_sim_sb *sb, u32 ack_psn, u32 trig,
 u32 eri_sim_sb_lose_all(struct eri_sim_sb *sb);
 u32 eri_sim_sb_unlose(struct eri_sim_sb *sb);
 bool eri_sim_sb_next_lost(const struct eri_sim_sb *sb, u32 *psn);
+bool eri_sim_sb_una_lost(const struct eri_sim_sb *sb);
 bool eri_sim_sb_last_unsacked(const struct eri_sim_sb *sb, u32 *psn);
 bool eri_sim_sb_delivered(const struct eri_sim_sb *sb, u32 psn);
 void eri_sim_sb_app_limited(struct eri_sim_sb *sb, u32 pipe);

@@ -1027,8 +1027,7 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 static bool eri_sim_req_head_lost_locked(const struct eri_sim_qp *qp)
 {
 	lockdep_assert_held(&qp->lock);
-	/* Bit 0 of the scoreboard's maps is @una. */
-	return eri_sim_sb_span(qp->sb) && test_bit(0, qp->sb->lost);
+	return eri_sim_sb_una_lost(qp->sb);
 }
 
 /*
