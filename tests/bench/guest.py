@@ -1488,9 +1488,9 @@ def main():
                         # calibration: its rate (a short run's, low if
                         # anything) sizes the counted one.
                         rate = measured_rate(rec, kind)
-                        emit(dict(rec, **dict(base, type="calibration"),
-                                  planned_iters=iters,
-                                  elapsed_s=round(time.monotonic() - t1, 2)))
+                        rec.update(base, type="calibration", planned_iters=iters,
+                                   elapsed_s=round(time.monotonic() - t1, 2))
+                        emit(rec)
                         if rate:
                             series[(qps, size)] = [rate]
                             iters = plan_iters(grid, kind, size, qps,
