@@ -1018,19 +1018,6 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 }
 
 /*
- * The oldest PSN not delivered is lost: everything after it waits for it.
- * It goes again even when the window is full, as TCP's fast retransmit
- * sends the lost segment at once: a READ request lost takes the responder
- * to hold every request after it, whose PSNs stay in the pipe until it is
- * repaired, and a window the loss cut may be below them.
- */
-static bool eri_sim_req_head_lost_locked(const struct eri_sim_qp *qp)
-{
-	lockdep_assert_held(&qp->lock);
-	return eri_sim_sb_una_lost(qp->sb);
-}
-
-/*
  * Send lost packets again first, then new ones, while the congestion
  * window and pacing allow; at most ERI_SIM_TX_BUDGET packets, the rest is
  * left to the QP's work (or its pacing timer).  The data packets go into
@@ -1055,7 +1042,15 @@ static void eri_sim_req_send_locked(struct eri_sim_qp *qp, u64 now)
 		u32 psn;
 		int ret;
 
-		if (pipe >= win && !eri_sim_req_head_lost_locked(qp)) {
+		/*
+		 * The oldest PSN not delivered, when lost, goes again even
+		 * with the window full, as TCP's fast retransmit sends the
+		 * lost segment at once: everything after it waits for it (a
+		 * lost READ request makes the responder hold every request
+		 * behind it, whose PSNs stay in the pipe until it is
+		 * repaired), and a window the loss cut may be below them.
+		 */
+		if (pipe >= win && !eri_sim_sb_una_lost(qp->sb)) {
 			/* The window, not pacing, holds it now. */
 			qp->pace_wait = false;
 			break;
