@@ -276,16 +276,20 @@ static void eri_sim_rel_test_dup_thresh(struct kunit *test)
 	eri_sim_sb_advance(sb);
 	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 10 * T_MS, 0), 0U);
 	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_una_lost(sb));
 	t_ack(sb, 0xfffffd, three, ARRAY_SIZE(three));
 	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 10 * T_MS, 0), 1U);
 	KUNIT_EXPECT_TRUE(test, eri_sim_sb_next_lost(sb, &psn));
 	KUNIT_EXPECT_EQ(test, psn, 0xfffffdU);
+	/* The PSN lost is the oldest not delivered. */
+	KUNIT_EXPECT_TRUE(test, eri_sim_sb_una_lost(sb));
 	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 8U - 1 - 3 - 1);
 	/* Declared once; PSNs above the highest SACK are never lost. */
 	KUNIT_EXPECT_EQ(test, eri_sim_sb_detect_loss(sb, 10 * T_MS, 0), 0U);
 	/* Sent again: back in the pipe, no longer lost. */
 	eri_sim_sb_sent(sb, 0xfffffd, false, 11 * T_MS);
 	KUNIT_EXPECT_FALSE(test, eri_sim_sb_next_lost(sb, &psn));
+	KUNIT_EXPECT_FALSE(test, eri_sim_sb_una_lost(sb));
 	KUNIT_EXPECT_EQ(test, eri_sim_sb_pipe(sb), 8U - 1 - 3);
 	/* Not lost again while nothing sent after the resend arrived. */
 	t_ack(sb, 0xfffffd, three, ARRAY_SIZE(three));
