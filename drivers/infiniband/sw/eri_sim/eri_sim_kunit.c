@@ -1064,84 +1064,6 @@ static void eri_sim_test_read_batch(struct kunit *test)
 	__free_page(page);
 }
 
-/*
- * The requester's run that received answers ask for: the QP's work item
- * takes it while the newest message is a large SEND or WRITE and another
- * waits; after a small message, or with nothing new to send, it runs at
- * once.
- */
-static void eri_sim_test_bulk_rx_run(struct kunit *test)
-{
-	struct eri_sim_test *t = test->priv;
-	u32 key = FIELD_PREP(ERI_MR_KEY_INDEX, 6) | 0x11, i;
-	u32 hdr = FIELD_PREP(ERI_SQ_WQE_HDR_OPCODE, ERI_SQ_OP_WRITE) |
-		  FIELD_PREP(ERI_SQ_WQE_HDR_NUM_SGE, 1);
-	__le64 *pbl = kunit_kcalloc(test, T_MR_PAGES, sizeof(*pbl),
-				    GFP_KERNEL);
-	struct page *pages[T_MR_PAGES];
-	struct t_qp q = { .cc_fixed = true };
-	const u64 iova = 0x10000;
-	struct eri_sim_qp *qp;
-	struct eri_sge sge = {
-		.addr = cpu_to_le64(iova),
-		.lkey = cpu_to_le32(key),
-	};
-
-	KUNIT_ASSERT_NOT_NULL(test, pbl);
-	t_qp_setup(test, t, &q);
-	for (i = 0; i < T_MR_PAGES; i++) {
-		pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
-		KUNIT_ASSERT_NOT_NULL(test, pages[i]);
-		pbl[i] = cpu_to_le64(t_dma_page(t, pages[i], PAGE_SIZE));
-	}
-	KUNIT_ASSERT_EQ(test, t_reg_mr(test, t, key, 1, iova,
-				       T_MR_PAGES * PAGE_SIZE, PAGE_SHIFT,
-				       T_MR_PAGES, pbl,
-				       ERI_MR_ACCESS_LOCAL_WRITE),
-			ERI_AQ_STS_OK);
-	/* A WRITE of one packet, kicked: it leaves (to no network) at once. */
-	sge.length = cpu_to_le32(1024);
-	t_put_wqe(&q, 0, hdr, 1024, &sge, sizeof(sge));
-	t_kick(t, &q, 1);
-	qp = eri_sim_qp_get(t->sdev, T_QPN);
-	KUNIT_ASSERT_NOT_NULL(test, qp);
-	spin_lock_bh(&qp->lock);
-	KUNIT_EXPECT_EQ(test, qp->sq_fetch, 1);
-	KUNIT_EXPECT_FALSE(test, qp->tx_bulk);
-
-	/* A large WRITE posted behind it: a small message's run sends it. */
-	sge.length = cpu_to_le32(T_MR_PAGES * PAGE_SIZE);
-	t_put_wqe(&q, 1, hdr, T_MR_PAGES * PAGE_SIZE, &sge, sizeof(sge));
-	WRITE_ONCE(q.db->sq_pi, cpu_to_le32(2));
-	eri_sim_req_rx_run_locked(qp, ktime_get_ns());
-	KUNIT_EXPECT_FALSE(test, work_pending(&qp->tx_work));
-	KUNIT_EXPECT_EQ(test, qp->sq_fetch, 2);
-	KUNIT_EXPECT_EQ(test, qp->sq_send, 2);
-	KUNIT_EXPECT_TRUE(test, qp->tx_bulk);
-
-	/* Nothing new to send: at once, whatever the message's size. */
-	eri_sim_req_rx_run_locked(qp, ktime_get_ns());
-	KUNIT_EXPECT_FALSE(test, work_pending(&qp->tx_work));
-
-	/* Another posted behind the large one: the work item's. */
-	sge.length = cpu_to_le32(1024);
-	t_put_wqe(&q, 2, hdr, 1024, &sge, sizeof(sge));
-	WRITE_ONCE(q.db->sq_pi, cpu_to_le32(3));
-	eri_sim_req_rx_run_locked(qp, ktime_get_ns());
-	KUNIT_EXPECT_TRUE(test, work_pending(&qp->tx_work));
-	KUNIT_EXPECT_EQ(test, qp->sq_fetch, 2);
-	spin_unlock_bh(&qp->lock);
-	flush_work(&qp->tx_work);
-	spin_lock_bh(&qp->lock);
-	KUNIT_EXPECT_EQ(test, qp->sq_fetch, 3);
-	KUNIT_EXPECT_FALSE(test, qp->tx_bulk);
-	spin_unlock_bh(&qp->lock);
-	eri_sim_qp_put(qp);
-	KUNIT_EXPECT_EQ(test, t_dereg_mr(test, t, key), ERI_AQ_STS_OK);
-	for (i = 0; i < T_MR_PAGES; i++)
-		__free_page(pages[i]);
-}
-
 static u64 t_stat(struct eri_sim_test *t, enum eri_stat stat)
 {
 	unsigned int cpu;
@@ -2019,7 +1941,6 @@ static struct kunit_case eri_sim_test_cases[] = {
 	KUNIT_CASE(eri_sim_test_sq_bad_index),
 	KUNIT_CASE(eri_sim_test_sq_poll_window),
 	KUNIT_CASE(eri_sim_test_read_batch),
-	KUNIT_CASE(eri_sim_test_bulk_rx_run),
 	KUNIT_CASE(eri_sim_test_read_stall),
 	KUNIT_CASE(eri_sim_test_cq_overrun),
 	KUNIT_CASE(eri_sim_test_cq_pbl),

@@ -193,7 +193,7 @@ static void eri_sim_rx_batch_end_locked(struct eri_sim_qp *qp)
 	}
 	if (qp->run_due) {
 		qp->run_due = false;
-		eri_sim_req_rx_run_locked(qp, qp->run_due_ns);
+		eri_sim_req_run_at_locked(qp, qp->run_due_ns);
 	}
 	eri_sim_mr_cache_drop(&qp->rx_mrc);
 }

@@ -336,11 +336,6 @@ struct eri_sim_qp {
 	bool sq_poll_lapsed;	/* ...because the looks found nothing */
 	bool sq_rx_seen;	/* a request arrived since it was set */
 	bool sq_read_done;	/* the last WQE completed: a READ or ATOMIC */
-	/*
-	 * The newest WQE started is a SEND or WRITE of more than
-	 * ERI_SIM_SQ_POLL_MAX_PKTS packets (eri_sim_req_rx_run_locked()).
-	 */
-	bool tx_bulk;
 	/* When the QP last answered a packet of another version. */
 	u64 version_nak_ns;
 	u16 sq_send;		/* WQE that holds the next new PSN (sb.nxt) */
@@ -496,7 +491,6 @@ int eri_sim_qp_take_srq_locked(struct eri_sim_qp *qp, struct eri_sim_rwqe *r);
 /* eri_sim_req.c */
 void eri_sim_req_run_locked(struct eri_sim_qp *qp);
 void eri_sim_req_run_at_locked(struct eri_sim_qp *qp, u64 now);
-void eri_sim_req_rx_run_locked(struct eri_sim_qp *qp, u64 now);
 void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now);
 void eri_sim_req_sq_poll_locked(struct eri_sim_qp *qp);
 void eri_sim_req_version_nak_locked(struct eri_sim_qp *qp);

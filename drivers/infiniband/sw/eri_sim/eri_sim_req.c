@@ -76,7 +76,6 @@ void eri_sim_req_reset_locked(struct eri_sim_qp *qp, u32 psn)
 	qp->sq_asked = false;
 	qp->sq_poll_lapsed = false;
 	qp->sq_read_done = false;
-	qp->tx_bulk = false;
 	hrtimer_try_to_cancel(&qp->timer);
 	hrtimer_try_to_cancel(&qp->pace_timer);
 	hrtimer_try_to_cancel(&qp->sq_poll_timer);
@@ -980,9 +979,6 @@ static int eri_sim_req_send_new_locked(struct eri_sim_qp *qp, u32 room,
 			qp->inv_end_psn = w->end_psn;
 		}
 		w->started = true;
-		qp->tx_bulk = !eri_sim_req_is_rd_atomic(w) &&
-			      eri_psn_diff(w->end_psn, psn) >
-			      ERI_SIM_SQ_POLL_MAX_PKTS;
 		break;
 	}
 	if (w->opcode == ERI_SQ_OP_READ) {
@@ -1142,43 +1138,6 @@ void eri_sim_req_run_at_locked(struct eri_sim_qp *qp, u64 now)
 	}
 	eri_sim_req_send_locked(qp, now);
 	eri_sim_req_sent_locked(qp);
-}
-
-/*
- * Whether the requester has new packets to send: a WQE fetched and not all
- * sent, or one posted and not fetched yet.
- */
-static bool eri_sim_req_has_new_locked(struct eri_sim_qp *qp)
-{
-	lockdep_assert_held(&qp->lock);
-	return qp->sq_send != qp->sq_fetch ||
-	       (u16)le32_to_cpu(READ_ONCE(qp->dbrec->sq_pi)) != qp->sq_fetch;
-}
-
-/**
- * eri_sim_req_rx_run_locked - the requester's run a received batch asks for
- * @qp: the QP
- * @now: when the batch's answers were taken
- *
- * qp->lock held.  A stream of large messages is clocked by its answers:
- * each run they ask for sends more, whose answers raise the next receive
- * softirq.  Once that chain outlasts a softirq's budget it moves to
- * ksoftirqd, which runs at the applications' priority and so shares a CPU
- * with their polling threads: it gets a part of it, and its packets, sent
- * from whichever CPU took the answers, arrive out of order.  So while the
- * newest message is large (@tx_bulk) and more of it or another one waits,
- * the run goes to the QP's work item, whose high-priority worker takes the
- * CPU from the pollers.  A run with nothing new to send (the last answer
- * of a message, which asks for the next kick) stays here, as does that of
- * a small message, which an exchange waits for.
- */
-void eri_sim_req_rx_run_locked(struct eri_sim_qp *qp, u64 now)
-{
-	lockdep_assert_held(&qp->lock);
-	if (qp->tx_bulk && eri_sim_req_has_new_locked(qp))
-		queue_work(qp->sdev->qp_wq, &qp->tx_work);
-	else
-		eri_sim_req_run_at_locked(qp, now);
 }
 
 /**
