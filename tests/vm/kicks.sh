@@ -45,9 +45,11 @@ k=$(($(stat0 sq_kicks) - k0)) p=$(($(hwstat sq_polls) - p0))
 echo "# ib_send_lat 2 B: $n exchanges, $k kicks by the client, $p looks that found work"
 grep -E '^ *2 ' /tmp/cli.out | sed 's/^/#   /'
 # A post that finds the previous message not yet acknowledged needs no kick:
-# the device takes it when the ACK comes (on a loaded host now and then).
+# the device takes it when the ACK comes.  On a loaded host the peer's
+# answer now and then overtakes that ACK (1891 kicks for 2000 on a slow
+# machine); the looks below are what must never replace the kicks.
 check "a ping-pong kicks for nearly every message ($k for $n)" \
-	test "$k" -ge $((n - n / 100))
+	test "$k" -ge $((n - n / 10))
 check "and never makes either device poll ($p)" test "$p" -eq 0
 
 if dmesg | grep -i "eri" | grep -qiv "out-of-tree\|verification failed"; then

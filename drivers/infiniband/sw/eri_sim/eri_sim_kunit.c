@@ -1163,10 +1163,14 @@ static void eri_sim_test_read_stall(struct kunit *test)
 	__free_page(page);
 }
 
-/* The device asked for a kick at @now, after @pkts packets since the last. */
+/*
+ * The device asked for a kick at @now, after @pkts packets since the last,
+ * with no request arriving since it took the producer's last WQE.
+ */
 static void t_sq_ask(struct eri_sim_qp *qp, u64 now, u64 pkts, bool lapsed)
 {
 	qp->tx_pkts = qp->sq_kick_pkts + pkts;
+	qp->sq_rx_seen = false;
 	eri_sim_req_ask_locked(qp, now);
 	qp->sq_poll_lapsed = lapsed;
 }
@@ -1176,7 +1180,8 @@ static void t_sq_ask(struct eri_sim_qp *qp, u64 now, u64 pkts, bool lapsed)
  * after the asking, and the window that adapts to the kick answering the
  * asking that ended the looks (doubled when it came within the window,
  * halved when not, or when a request came first), within its bounds; no
- * streak for a producer that waits for its READs' data.
+ * streak for a producer that answers requests, also those that came before
+ * the asking, or waits for its READs' data.
  */
 static void eri_sim_test_sq_poll_window(struct kunit *test)
 {
@@ -1210,6 +1215,17 @@ static void eri_sim_test_sq_poll_window(struct kunit *test)
 	qp->sq_streak = 2;
 	t_sq_ask(qp, now, 1, false);
 	qp->sq_rx_seen = true;
+	eri_sim_req_kicked_locked(qp, now + 1);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
+	/*
+	 * ...or before the asking, the peer's answer overtaking the ACK of
+	 * what it answers...
+	 */
+	qp->sq_streak = 2;
+	qp->sq_rx_seen = true;
+	qp->tx_pkts = qp->sq_kick_pkts + 1;
+	eri_sim_req_ask_locked(qp, now);
+	KUNIT_EXPECT_TRUE(test, qp->sq_rx_seen);
 	eri_sim_req_kicked_locked(qp, now + 1);
 	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
 	/* ...and one asked for after a READ or ATOMIC completed. */

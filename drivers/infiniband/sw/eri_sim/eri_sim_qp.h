@@ -334,7 +334,7 @@ struct eri_sim_qp {
 	u8 sq_streak;		/* kicks in a row that came soon after asking */
 	bool sq_asked;		/* sq_need_kick set, no kick since */
 	bool sq_poll_lapsed;	/* ...because the looks found nothing */
-	bool sq_rx_seen;	/* a request arrived since it was set */
+	bool sq_rx_seen;	/* a request arrived since a WQE was taken */
 	bool sq_read_done;	/* the last WQE completed: a READ or ATOMIC */
 	/* When the QP last answered a packet of another version. */
 	u64 version_nak_ns;

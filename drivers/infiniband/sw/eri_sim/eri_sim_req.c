@@ -374,12 +374,16 @@ static void eri_sim_req_decode(struct eri_sim_swqe *w, const u8 *raw)
 
 /*
  * The drained send queue asks its producer for a kick (sq_need_kick is
- * set): when, and after how many packets since the last kick.  A producer
- * whose last completed WQE was a READ or an ATOMIC waited for its data,
- * and its next post may answer it (an ib_read_lat loop), as a post
- * answering a request does: its kick counts as one that came after a
- * request arrived, so that the device does not start looking at the queue
- * for it, which would add up to a look's interval to every exchange.
+ * set): when, and after how many packets since the last kick.  A request
+ * that arrived since the last WQE was taken (sq_rx_seen) stays counted
+ * even when it came before the asking: the peer's answer may overtake the
+ * ACK of what it answers (sent from another CPU), and its kick still
+ * answers the peer.  A producer whose last completed WQE was a READ or an
+ * ATOMIC waited for its data, and its next post may answer it (an
+ * ib_read_lat loop), as a post answering a request does: its kick counts
+ * as one that came after a request arrived, so that the device does not
+ * start looking at the queue for it, which would add up to a look's
+ * interval to every exchange.
  */
 VISIBLE_IF_KUNIT void eri_sim_req_ask_locked(struct eri_sim_qp *qp, u64 now)
 {
@@ -387,7 +391,8 @@ VISIBLE_IF_KUNIT void eri_sim_req_ask_locked(struct eri_sim_qp *qp, u64 now)
 	qp->sq_asked = true;
 	qp->sq_asked_ns = now;
 	qp->sq_asked_pkts = qp->tx_pkts - qp->sq_kick_pkts;
-	qp->sq_rx_seen = qp->sq_read_done;
+	if (qp->sq_read_done)
+		qp->sq_rx_seen = true;
 }
 
 /*
@@ -438,6 +443,8 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
 	}
 	if (slot < 0)
 		return false;
+	/* A request arriving from now on may be what the next post answers. */
+	qp->sq_rx_seen = false;
 	/* Work found while polling: the window starts again. */
 	if (qp->sq_poll_until_ns)
 		qp->sq_poll_until_ns = now + qp->sq_poll_window_ns;
@@ -451,11 +458,12 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
  * @now: the time
  *
  * qp->lock held.  A kick that came within the poll window of the device
- * asking for it, with no request arriving in between, after a kick that
- * sent at most ERI_SIM_SQ_POLL_MAX_PKTS packets, is one of a producer
- * streaming small messages, whose system calls cost as much as the
- * messages; ERI_SIM_SQ_POLL_STREAK of them in a row make the device poll
- * the drained queue rather than ask.
+ * asking for it, with no request arriving since the producer's previous
+ * WQE was taken from the queue, after a kick that sent at most
+ * ERI_SIM_SQ_POLL_MAX_PKTS packets, is one of a producer streaming small
+ * messages, whose system calls cost as much as the messages;
+ * ERI_SIM_SQ_POLL_STREAK of them in a row make the device poll the drained
+ * queue rather than ask.
  *
  * A kick answering the asking that ended the looks says whether they
  * ended too soon (in the manner of a NAPI budget): if it came within the
