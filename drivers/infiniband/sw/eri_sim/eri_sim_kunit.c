@@ -1176,12 +1176,12 @@ static void t_sq_ask(struct eri_sim_qp *qp, u64 now, u64 pkts, bool lapsed)
 }
 
 /*
- * Polling a drained send queue: the streak of small kicks that came soon
- * after the asking, and the window that adapts to the kick answering the
- * asking that ended the looks (doubled when it came within the window,
- * halved when not, or when a request came first), within its bounds; no
- * streak for a producer that answers requests, also those that came before
- * the asking, or waits for its READs' data.
+ * Polling a drained send queue: the streak of small kicks that came within
+ * the largest window of the asking, and the window that adapts to the kick
+ * answering the asking that ended the looks (doubled when it came within
+ * the window, halved when not, or when a request came first), within its
+ * bounds; no streak for a producer that answers requests, also those that
+ * came before the asking, or waits for its READs' data.
  */
 static void eri_sim_test_sq_poll_window(struct kunit *test)
 {
@@ -1207,10 +1207,17 @@ static void eri_sim_test_sq_poll_window(struct kunit *test)
 	t_sq_ask(qp, now, ERI_SIM_SQ_POLL_MAX_PKTS + 1, false);
 	eri_sim_req_kicked_locked(qp, now + 20 * us);
 	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
-	/* ...as do a late one and one after a request came. */
-	qp->sq_streak = 2;
+	/*
+	 * ...one later than the current window but within the largest makes
+	 * it too (a slow host's streaming producer)...
+	 */
 	t_sq_ask(qp, now, 1, false);
 	eri_sim_req_kicked_locked(qp, now + ERI_SIM_SQ_POLL_WINDOW_NS + 1);
+	KUNIT_EXPECT_EQ(test, qp->sq_streak, 1);
+	/* ...but later than the largest breaks it, as one after a request. */
+	qp->sq_streak = 2;
+	t_sq_ask(qp, now, 1, false);
+	eri_sim_req_kicked_locked(qp, now + ERI_SIM_SQ_POLL_WINDOW_MAX_NS + 1);
 	KUNIT_EXPECT_EQ(test, qp->sq_streak, 0);
 	qp->sq_streak = 2;
 	t_sq_ask(qp, now, 1, false);

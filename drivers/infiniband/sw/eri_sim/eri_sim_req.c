@@ -457,13 +457,16 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
  * @qp: the QP
  * @now: the time
  *
- * qp->lock held.  A kick that came within the poll window of the device
- * asking for it, with no request arriving since the producer's previous
- * WQE was taken from the queue, after a kick that sent at most
+ * qp->lock held.  A kick that came within the largest poll window of the
+ * device asking for it, with no request arriving since the producer's
+ * previous WQE was taken from the queue, after a kick that sent at most
  * ERI_SIM_SQ_POLL_MAX_PKTS packets, is one of a producer streaming small
  * messages, whose system calls cost as much as the messages;
  * ERI_SIM_SQ_POLL_STREAK of them in a row make the device poll the drained
- * queue rather than ask.
+ * queue rather than ask.  The largest window, not the current one: on a
+ * slow host a streaming producer's posts come further apart than the
+ * window starts at, and the window grows to them only while the device
+ * polls.
  *
  * A kick answering the asking that ended the looks says whether they
  * ended too soon (in the manner of a NAPI budget): if it came within the
@@ -498,7 +501,9 @@ void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now)
 		}
 		return;
 	}
-	if (soon && qp->sq_asked_pkts <= ERI_SIM_SQ_POLL_MAX_PKTS) {
+	if (!qp->sq_rx_seen &&
+	    now - qp->sq_asked_ns <= ERI_SIM_SQ_POLL_WINDOW_MAX_NS &&
+	    qp->sq_asked_pkts <= ERI_SIM_SQ_POLL_MAX_PKTS) {
 		if (qp->sq_streak < ERI_SIM_SQ_POLL_STREAK)
 			qp->sq_streak++;
 	} else {
