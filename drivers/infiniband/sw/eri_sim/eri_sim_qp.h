@@ -63,10 +63,10 @@
  * Polling a drained send queue (Documentation/infiniband/eri.rst): a look
  * at sq_pi this often, for a window after the last look that found work,
  * for a producer whose last ERI_SIM_SQ_POLL_STREAK kicks came within the
- * largest window of the device asking, with no request arriving in
- * between.  The window starts at ERI_SIM_SQ_POLL_WINDOW_NS and adapts
- * within the bounds: doubled when the producer kicks within it of the looks
- * lapsing, halved when it does not.
+ * largest window of the device asking, with no request arriving since the
+ * device took the producer's previous WQE.  The window starts at
+ * ERI_SIM_SQ_POLL_WINDOW_NS and adapts within the bounds: doubled when the
+ * producer kicks within it of the looks lapsing, halved when it does not.
  */
 #define ERI_SIM_SQ_POLL_NS		(10 * NSEC_PER_USEC)
 #define ERI_SIM_SQ_POLL_WINDOW_NS	(100 * NSEC_PER_USEC)
