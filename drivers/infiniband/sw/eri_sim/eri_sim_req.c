@@ -476,7 +476,8 @@ static bool eri_sim_req_fetch_locked(struct eri_sim_qp *qp, u64 now)
  */
 void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now)
 {
-	bool soon, lapsed = qp->sq_poll_lapsed;
+	bool lapsed = qp->sq_poll_lapsed;
+	u64 waited;
 
 	lockdep_assert_held(&qp->lock);
 	qp->sq_kick_pkts = qp->tx_pkts;
@@ -484,11 +485,11 @@ void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now)
 		return;
 	qp->sq_asked = false;
 	qp->sq_poll_lapsed = false;
-	soon = !qp->sq_rx_seen &&
-	       now - qp->sq_asked_ns <= qp->sq_poll_window_ns;
+	/* A request the post may answer: as good as an endless wait. */
+	waited = qp->sq_rx_seen ? U64_MAX : now - qp->sq_asked_ns;
 	if (lapsed) {
 		/* What the looks sent says nothing of the message size. */
-		if (soon) {
+		if (waited <= qp->sq_poll_window_ns) {
 			qp->sq_poll_window_ns =
 				min_t(u32, 2 * qp->sq_poll_window_ns,
 				      ERI_SIM_SQ_POLL_WINDOW_MAX_NS);
@@ -501,8 +502,7 @@ void eri_sim_req_kicked_locked(struct eri_sim_qp *qp, u64 now)
 		}
 		return;
 	}
-	if (!qp->sq_rx_seen &&
-	    now - qp->sq_asked_ns <= ERI_SIM_SQ_POLL_WINDOW_MAX_NS &&
+	if (waited <= ERI_SIM_SQ_POLL_WINDOW_MAX_NS &&
 	    qp->sq_asked_pkts <= ERI_SIM_SQ_POLL_MAX_PKTS) {
 		if (qp->sq_streak < ERI_SIM_SQ_POLL_STREAK)
 			qp->sq_streak++;
